@@ -1,0 +1,299 @@
+/*
+ * cake.h: the interface of the CAKE engine (src/engine, libcakeengine.a).
+ *
+ * One struct cake shapes one direction of a link. The engine is pure: it
+ * makes no system calls, reads no clock (every call that needs the time
+ * takes now_ns, nanoseconds of CLOCK_MONOTONIC), keeps no mutable globals
+ * and allocates nothing after cake_create(). Packet buffers belong to the
+ * caller: the engine links them into its queues while they are queued and
+ * hands back every packet it drops on a list (cake_take_dropped()); it
+ * never frees a buffer.
+ *
+ * Behaviour follows ../shared/CAKE-SPEC.md; section numbers below refer
+ * to it.
+ */
+#ifndef CAKED_CAKED_CAKE_H
+#define CAKED_CAKED_CAKE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define CAKE_MAX_TINS		8	/* §4: diffserv8 and precedence */
+#define CAKE_QUEUES		1024	/* §3: flow queues per tin */
+#define CAKE_SET_WAYS		8	/* §3: set-associative ways */
+#define CAKE_HOSTS		1024	/* §3: host slots per tin */
+#define CAKE_TIME_NEVER		UINT64_MAX
+
+/* Link layer of the frames given to the engine. */
+enum cake_link {
+	CAKE_LINK_ETHERNET = 0,		/* TAP: frames start at the MAC header */
+	CAKE_LINK_IP,			/* TUN: packets start at the IP header */
+};
+
+/* DiffServ modes, numbered as the kernel's TCA_CAKE_DIFFSERV_MODE. */
+enum cake_diffserv {
+	CAKE_DIFFSERV3 = 0,
+	CAKE_DIFFSERV4,
+	CAKE_DIFFSERV8,
+	CAKE_BESTEFFORT,
+	CAKE_PRECEDENCE,
+};
+
+/* Isolation modes, numbered as the kernel's TCA_CAKE_FLOW_MODE. */
+enum cake_flow_mode {
+	CAKE_FLOW_BLIND = 0,
+	CAKE_FLOW_SRCHOST,
+	CAKE_FLOW_DSTHOST,
+	CAKE_FLOW_HOSTS,
+	CAKE_FLOW_FLOWS,
+	CAKE_FLOW_DUAL_SRC,
+	CAKE_FLOW_DUAL_DST,
+	CAKE_FLOW_TRIPLE,
+};
+#define CAKE_FLOW_MASK_SRC	0x1
+#define CAKE_FLOW_MASK_DST	0x2
+#define CAKE_FLOW_MASK_FLOWS	0x4
+
+enum cake_atm {
+	CAKE_ATM_NONE = 0,
+	CAKE_ATM_ATM,
+	CAKE_ATM_PTM,
+};
+
+enum cake_ack_filter {
+	CAKE_ACK_NONE = 0,
+	CAKE_ACK_FILTER,
+	CAKE_ACK_AGGRESSIVE,
+};
+
+/*
+ * The parameters of one instance: exactly what the tc-cake keywords set
+ * (see include/caked/keywords.h for the parser and printer).
+ */
+struct cake_config {
+	uint64_t		rate_Bps;	/* bytes per second; 0 = unlimited */
+	bool			autorate_ingress;
+	enum cake_diffserv	diffserv;
+	enum cake_flow_mode	flow_mode;
+	bool			nat;
+	bool			wash;
+	bool			ingress;
+	enum cake_ack_filter	ack_filter;
+	bool			split_gso;
+	uint32_t		rtt_us;		/* interval */
+	uint32_t		target_us;
+	bool			raw;		/* no compensation (§2) */
+	int32_t			overhead;	/* bytes, -64..256 */
+	uint32_t		mpu;		/* bytes, 0..256 */
+	enum cake_atm		atm;
+	uint64_t		memlimit_bytes;	/* 0 = automatic (§5) */
+	uint32_t		fwmark_mask;	/* 0 = off */
+};
+
+/* Fills cfg with CAKE's defaults (§1): unlimited diffserv3 triple-isolate ... */
+void	cake_config_default(struct cake_config *cfg);
+
+/* Addresses and ports as used for hashing. IPv4 is kept v4-mapped. */
+struct cake_tuple {
+	uint8_t		src[16];
+	uint8_t		dst[16];
+	uint16_t	sport;		/* host byte order */
+	uint16_t	dport;
+	uint8_t		proto;
+	uint8_t		family;		/* 0 (none), 4 or 6 */
+};
+
+/* Network-layer kinds found by the parser. */
+enum cake_l3 {
+	CAKE_L3_NONE = 0,		/* non-IP, truncated or malformed */
+	CAKE_L3_ARP,
+	CAKE_L3_IPV4,
+	CAKE_L3_IPV6,
+};
+
+#define CAKE_META_FRAG		0x01	/* a fragment: no ports (unless first) */
+#define CAKE_META_6IN4		0x02	/* IPv6 inside IPv4: inner used for keys */
+#define CAKE_META_MALFORMED	0x04	/* claimed IP but failed validation */
+#define CAKE_META_TRUNCATED	0x08	/* ended before a header it announced */
+
+/*
+ * What one parse of a frame yields (§2, §3, §4, §6). Offsets count from
+ * the first byte of the frame. A frame that is not valid IP has l3 =
+ * CAKE_L3_NONE (or ARP) and is treated as best-effort non-IP.
+ */
+struct cake_pkt_meta {
+	uint16_t		net_off;	/* outer network header */
+	uint16_t		ip_off;		/* IP header giving the keys (inner for 6in4) */
+	uint16_t		l4_off;		/* TCP/UDP/ICMP header; 0 if none */
+	uint16_t		l4_len;		/* bytes from l4_off to the IP payload end */
+	uint16_t		ip_end;		/* end of the outer IP packet (trims padding) */
+	uint8_t			l3;		/* enum cake_l3 of the outer header */
+	uint8_t			inner_l3;	/* enum cake_l3 of the key header */
+	uint8_t			dsfield;	/* outer TOS / traffic class: DSCP << 2 | ECN */
+	uint8_t			flags;		/* CAKE_META_* */
+	uint8_t			tcp_flags;	/* if proto is TCP */
+	uint8_t			tcp_hdr_len;	/* bytes, if proto is TCP */
+	struct cake_tuple	tuple;		/* as on the wire */
+};
+
+/* Parses a frame once (§2): never reads outside data[0..len). */
+void	cake_parse(const uint8_t *data, uint32_t len, enum cake_link link,
+	    struct cake_pkt_meta *meta);
+
+/* virtio-net GSO types, as in <linux/virtio_net.h>. */
+#define CAKE_GSO_NONE		0
+#define CAKE_GSO_TCPV4		1
+#define CAKE_GSO_UDP		3
+#define CAKE_GSO_TCPV6		4
+#define CAKE_GSO_UDP_L4		5
+#define CAKE_GSO_ECN		0x80
+
+/*
+ * A packet as the engine sees it. The caller owns the buffer; it fills the
+ * fields marked "caller" before cake_enqueue() and may embed the struct in
+ * a larger one of its own.
+ */
+struct cake_pkt {
+	struct cake_pkt		*next;		/* engine: queue or dropped-list link */
+	uint8_t			*data;		/* caller: first byte of the frame */
+	uint32_t		len;		/* caller: frame length in bytes */
+	uint32_t		cap;		/* caller: bytes usable at data */
+	uint32_t		truesize;	/* caller: bytes charged to memlimit */
+	uint32_t		mark;		/* caller: firewall/conntrack mark */
+	bool			meta_valid;	/* caller: meta already parsed */
+	bool			hash_valid;	/* caller: hash_tuple replaces meta.tuple */
+	uint8_t			gso_type;	/* caller: CAKE_GSO_*, from a vnet header */
+	bool			csum_partial;	/* caller: L4 checksum left to the device */
+	uint16_t		gso_size;	/* caller: segment payload size */
+	uint16_t		csum_start;	/* caller: as in the vnet header */
+	uint16_t		csum_offset;
+	struct cake_pkt_meta	meta;		/* parse result (see cake_parse()) */
+	struct cake_tuple	hash_tuple;	/* caller: pre-NAT keys, if hash_valid */
+	/* Owned by the engine while queued. */
+	uint64_t		enqueue_ns;
+	uint32_t		adj_len;	/* overhead-adjusted length (§2) */
+	uint16_t		segs;		/* segments charged (GSO kept whole) */
+	uint8_t			tin;
+	uint8_t			drop_reason;	/* enum cake_drop_reason, on the dropped list */
+};
+
+/* Why a packet came back on the dropped list. */
+enum cake_drop_reason {
+	CAKE_DROP_NONE = 0,
+	CAKE_DROP_AQM,			/* COBALT: CoDel or BLUE */
+	CAKE_DROP_OVERLIMIT,		/* memory limit, from the fattest queue */
+	CAKE_DROP_ACK_FILTER,		/* redundant pure ACK (§6) */
+	CAKE_DROP_GSO_FAIL,		/* GSO packet could not be segmented */
+	CAKE_DROP_TIN_GONE,		/* its tin disappeared in cake_change() */
+	CAKE_DROP_FLUSH,		/* cake_flush() */
+};
+
+/* Supplied by the caller at creation. */
+struct cake_env {
+	enum cake_link	link;
+	uint32_t	mtu;		/* device MTU (network layer), e.g. 1500 */
+	uint64_t	seed;		/* random: hash key and dither PRNG seed */
+	/* Gives an empty buffer of at least cap bytes for a GSO segment, or NULL. */
+	struct cake_pkt	*(*alloc)(void *arg, uint32_t cap);
+	void		*alloc_arg;
+};
+
+/* Engine error codes (never errno). */
+enum cake_err {
+	CAKE_OK = 0,
+	CAKE_ERR_INVAL = -1,		/* a parameter out of range */
+	CAKE_ERR_NOMEM = -2,		/* cake_create() could not allocate */
+};
+
+/* Results of cake_enqueue(). */
+enum cake_enq {
+	CAKE_ENQ_QUEUED = 0,		/* queued (dropped-list may hold others) */
+	CAKE_ENQ_DROPPED = 1,		/* this packet (or part) is on the dropped list */
+};
+
+/* Per-tin statistics, one per tin in display order (§8). */
+struct cake_tin_stats {
+	char		name[16];
+	uint64_t	threshold_Bps;
+	uint32_t	target_us;
+	uint32_t	interval_us;
+	uint32_t	peak_delay_us;
+	uint32_t	avg_delay_us;
+	uint32_t	base_delay_us;
+	uint64_t	backlog_bytes;
+	uint64_t	pkts;		/* at enqueue, dropped ones included */
+	uint64_t	bytes;
+	uint64_t	way_inds;
+	uint64_t	way_miss;
+	uint64_t	way_cols;
+	uint64_t	drops;		/* AQM + overflow */
+	uint64_t	ecn_marks;
+	uint64_t	ack_drops;
+	uint32_t	sparse_flows;	/* sparse + decaying */
+	uint32_t	bulk_flows;
+	uint32_t	unresponsive_flows;
+	uint32_t	max_pkt_len;
+	uint32_t	flow_quantum;
+};
+
+/* A snapshot of one instance's statistics (§8). */
+struct cake_stats {
+	uint64_t		sent_bytes;	/* at dequeue */
+	uint64_t		sent_pkts;
+	uint64_t		dropped_pkts;	/* AQM + overflow + ACK filter */
+	uint64_t		overlimits;
+	uint64_t		backlog_bytes;
+	uint64_t		backlog_pkts;
+	uint64_t		memory_used;	/* peak bytes */
+	uint64_t		memory_limit;
+	uint64_t		memory_now;	/* current bytes (not in tc) */
+	uint64_t		capacity_estimate_Bps;
+	uint32_t		min_netlen;
+	uint32_t		max_netlen;
+	uint32_t		min_adjlen;
+	uint32_t		max_adjlen;
+	uint32_t		avg_netoff;
+	uint64_t		non_ip_pkts;	/* parsed as non-IP or malformed */
+	uint64_t		gso_splits;	/* super-packets cut into segments */
+	uint32_t		tin_count;
+	struct cake_tin_stats	tins[CAKE_MAX_TINS];
+};
+
+struct cake;
+
+/* Creates an instance; *err gets an enum cake_err on failure (NULL returned). */
+struct cake	*cake_create(const struct cake_config *cfg,
+		    const struct cake_env *env, int *err);
+/* Destroys an instance; queued packets go to the caller's drop list first. */
+void		 cake_destroy(struct cake *c);
+/* Applies new parameters live (like tc change); queued packets are kept. */
+int		 cake_change(struct cake *c, const struct cake_config *cfg,
+		    uint64_t now_ns);
+/* Returns the parameters in force (autorate may have changed the rate). */
+void		 cake_get_config(const struct cake *c, struct cake_config *cfg);
+/* Queues one packet (parsing it unless meta_valid). Returns enum cake_enq. */
+int		 cake_enqueue(struct cake *c, struct cake_pkt *pkt,
+		    uint64_t now_ns);
+/* Returns the next packet that may leave at now_ns, or NULL. */
+struct cake_pkt	*cake_dequeue(struct cake *c, uint64_t now_ns);
+/*
+ * The instant (ns) at which cake_dequeue() may next return a packet or
+ * needs to run (decaying flows); now_ns or earlier means "now";
+ * CAKE_TIME_NEVER when nothing is queued.
+ */
+uint64_t	 cake_next_ns(const struct cake *c, uint64_t now_ns);
+/* Takes the list (linked by ->next) of dropped packets; the caller frees them. */
+struct cake_pkt	*cake_take_dropped(struct cake *c);
+/* Moves every queued packet to the dropped list. */
+void		 cake_flush(struct cake *c);
+/* Fills a statistics snapshot. */
+void		 cake_get_stats(const struct cake *c, struct cake_stats *st);
+/* Recomputes all counters and lists from scratch: 0 if sound, else a line number. */
+int		 cake_check_invariants(const struct cake *c);
+/* Display name of tin i (display order) in a DiffServ mode. */
+const char	*cake_tin_name(enum cake_diffserv mode, unsigned int i);
+/* Number of tins of a DiffServ mode. */
+unsigned int	 cake_tin_count(enum cake_diffserv mode);
+
+#endif /* CAKED_CAKED_CAKE_H */

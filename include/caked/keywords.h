@@ -1,0 +1,50 @@
+/*
+ * keywords.h: the one parser and printer of tc-cake keyword strings
+ * ("bandwidth 20mbit diffserv4 nat ack-filter"), shared by the config
+ * loader, cakectl set and the statistics printer (src/common/keywords.c).
+ *
+ * Parsing applies keywords on top of the config given, as `tc qdisc
+ * change` does, so callers start from cake_config_default() for a fresh
+ * instance. Printing gives tc's order, and parsing the printed string
+ * gives back the same parameters.
+ */
+#ifndef CAKED_CAKED_KEYWORDS_H
+#define CAKED_CAKED_KEYWORDS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct cake_config;
+
+#define KEYWORDS_ERR_MAX	160	/* enough for any error message */
+
+/*
+ * Applies argv[0..argc) to cfg. Returns 0, or -1 with a one-line message
+ * in err (e.g. "unknown keyword 'ack-filtr' (did you mean 'ack-filter'?)").
+ * On error cfg is left unchanged.
+ */
+int	keywords_parse_argv(struct cake_config *cfg, int argc,
+	    char *const argv[], char *err, size_t errlen);
+/* The same for one whitespace-separated line. */
+int	keywords_parse_line(struct cake_config *cfg, const char *line,
+	    char *err, size_t errlen);
+/* Prints cfg as tc prints the options line. Returns 0, or -1 if buf is too small. */
+int	keywords_format(const struct cake_config *cfg, char *buf, size_t len);
+
+/* "20mbit", "2500kbps", "1gbit", "1000" (bit/s) -> bytes per second. */
+int	keywords_parse_rate(const char *s, uint64_t *rate_Bps, char *err,
+	    size_t errlen);
+/* "100ms", "5us", "1s", "200" (us) -> microseconds. */
+int	keywords_parse_time(const char *s, uint32_t *time_us, char *err,
+	    size_t errlen);
+/* "4mb", "10000", "1500kb" (b = bytes) -> bytes. */
+int	keywords_parse_size(const char *s, uint64_t *bytes, char *err,
+	    size_t errlen);
+/* Rate as tc prints it ("20Mbit"), exact enough to parse back. */
+int	keywords_format_rate(uint64_t rate_Bps, char *buf, size_t len);
+/* Time as tc prints it ("5ms", "100ms", "14.6ms", "200us"). */
+int	keywords_format_time(uint64_t time_us, char *buf, size_t len);
+/* Size as tc prints it ("5000000b", "15140Kb"). */
+int	keywords_format_size(uint64_t bytes, char *buf, size_t len);
+
+#endif /* CAKED_CAKED_KEYWORDS_H */

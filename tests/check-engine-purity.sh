@@ -1,0 +1,26 @@
+#!/bin/sh
+# check-engine-purity.sh: the engine makes no system calls and reads no clock.
+# Fails if src/engine calls read/write/recv/send/clock functions, or if the
+# built library needs any libc symbol outside a small allow list.
+set -u
+src=${top_srcdir:-.}/src/engine
+lib=${top_builddir:-.}/libcakeengine.a
+status=0
+if grep -rnE '\b(read|write|recv|send|clock_gettime|gettimeofday|time)\(' "$src"; then
+	echo "FAIL: system or clock call in src/engine" >&2
+	status=1
+fi
+if grep -rnE '#include *<(unistd|time|sys/|event2|libmnl|iniparser|stdio)' "$src"; then
+	echo "FAIL: forbidden include in src/engine" >&2
+	status=1
+fi
+if [ -f "$lib" ] && command -v nm >/dev/null 2>&1; then
+	allowed='^(memcpy|memmove|memset|memcmp|malloc|calloc|free|__stack_chk_fail|__asan_.*|__ubsan_.*|__sanitizer_.*|__tsan_.*|_GLOBAL_OFFSET_TABLE_|__memcpy_chk|__memset_chk|__memmove_chk)$'
+	bad=$(nm -u "$lib" 2>/dev/null | awk '$1 == "U" {print $2}' | sort -u | grep -vE "$allowed")
+	if [ -n "$bad" ]; then
+		echo "FAIL: libcakeengine.a needs: $bad" >&2
+		status=1
+	fi
+fi
+[ $status -eq 0 ] && echo "engine purity: ok"
+exit $status

@@ -1,0 +1,66 @@
+/*
+ * csum.c: Internet checksum arithmetic (RFC 1071, RFC 1624).
+ */
+#include "engine/csum.h"
+
+uint16_t
+csum_get16(const uint8_t *p)
+{
+	return (uint16_t)(p[0] << 8 | p[1]);
+}
+
+void
+csum_put16(uint8_t *p, uint16_t v)
+{
+	p[0] = (uint8_t)(v >> 8);
+	p[1] = (uint8_t)v;
+}
+
+uint32_t
+csum_add(uint32_t sum, const uint8_t *p, size_t len)
+{
+	uint64_t	acc = sum;
+	size_t		i;
+
+	for (i = 0; i + 1 < len; i += 2)
+		acc += (uint32_t)(p[i] << 8 | p[i + 1]);
+	if (len & 1)
+		acc += (uint32_t)p[len - 1] << 8;
+	while (acc >> 32)
+		acc = (acc & 0xffffffff) + (acc >> 32);
+	return (uint32_t)acc;
+}
+
+uint16_t
+csum_fold(uint32_t sum)
+{
+	while (sum >> 16)
+		sum = (sum & 0xffff) + (sum >> 16);
+	return (uint16_t)~sum;
+}
+
+uint32_t
+csum_pseudo(const uint8_t *src, const uint8_t *dst, size_t addr_len,
+    uint8_t proto, uint32_t l4_len)
+{
+	uint32_t	sum = 0;
+
+	sum = csum_add(sum, src, addr_len);
+	sum = csum_add(sum, dst, addr_len);
+	sum += proto;
+	sum += l4_len >> 16;
+	sum += l4_len & 0xffff;
+	return sum;
+}
+
+void
+csum_replace16(uint8_t *field, uint16_t old_word, uint16_t new_word)
+{
+	/* RFC 1624 eqn. 3: HC' = ~(~HC + ~m + m') */
+	uint32_t	sum;
+
+	sum = (uint16_t)~csum_get16(field);
+	sum += (uint16_t)~old_word;
+	sum += new_word;
+	csum_put16(field, csum_fold(sum));
+}

@@ -187,6 +187,9 @@ enum cake_drop_reason {
 	CAKE_DROP_GSO_FAIL,		/* GSO packet could not be segmented */
 	CAKE_DROP_TIN_GONE,		/* its tin disappeared in cake_change() */
 	CAKE_DROP_FLUSH,		/* cake_flush() */
+	CAKE_DROP_SPLIT,		/* not a loss: a GSO super-packet (or a
+					 * spare segment buffer) released after
+					 * segmentation; free it, count nothing */
 };
 
 /* Supplied by the caller at creation. */
@@ -265,7 +268,7 @@ struct cake;
 /* Creates an instance; *err gets an enum cake_err on failure (NULL returned). */
 struct cake	*cake_create(const struct cake_config *cfg,
 		    const struct cake_env *env, int *err);
-/* Destroys an instance; queued packets go to the caller's drop list first. */
+/* Frees an instance. Call cake_flush() and cake_take_dropped() first to get queued packets back. */
 void		 cake_destroy(struct cake *c);
 /* Applies new parameters live (like tc change); queued packets are kept. */
 int		 cake_change(struct cake *c, const struct cake_config *cfg,

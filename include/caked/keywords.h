@@ -7,6 +7,12 @@
  * change` does, so callers start from cake_config_default() for a fresh
  * instance. Printing gives tc's order, and parsing the printed string
  * gives back the same parameters.
+ *
+ * As in tc, the framing presets (ethernet, pppoe-ptm, ...) add to an
+ * overhead sum that starts at 0 on each call, "overhead N" replaces that
+ * sum, "conservative" sets it to 48, and "raw" anywhere on the line keeps
+ * raw mode (the kernel handles RAW after OVERHEAD). Unlike tc, "mpu 0"
+ * resets the mpu, and at most one of rtt and the rtt presets may appear.
  */
 #ifndef CAKED_CAKED_KEYWORDS_H
 #define CAKED_CAKED_KEYWORDS_H
@@ -17,6 +23,7 @@
 struct cake_config;
 
 #define KEYWORDS_ERR_MAX	160	/* enough for any error message */
+#define KEYWORDS_LINE_MAX	1024	/* bytes of a line, with its NUL */
 
 /*
  * Applies argv[0..argc) to cfg. Returns 0, or -1 with a one-line message
@@ -25,24 +32,38 @@ struct cake_config;
  */
 int	keywords_parse_argv(struct cake_config *cfg, int argc,
 	    char *const argv[], char *err, size_t errlen);
-/* The same for one whitespace-separated line. */
+/*
+ * The same for one whitespace-separated line, which must be shorter than
+ * KEYWORDS_LINE_MAX. Quotes are not special: the config layer strips them.
+ */
 int	keywords_parse_line(struct cake_config *cfg, const char *line,
 	    char *err, size_t errlen);
-/* Prints cfg as tc prints the options line. Returns 0, or -1 if buf is too small. */
+/*
+ * Prints cfg as tc prints the options line. Returns 0, or -1 (and "") if
+ * buf is too small or an enum of cfg is out of range.
+ */
 int	keywords_format(const struct cake_config *cfg, char *buf, size_t len);
 
-/* "20mbit", "2500kbps", "1gbit", "1000" (bit/s) -> bytes per second. */
+/*
+ * "20mbit", "2500kbps", "1gbit", "1000" (bit/s) -> bytes per second,
+ * rounded down. Suffixes are case-insensitive; decimals ("1.5mbit") are
+ * allowed. The value parsers write "'fast': not a rate (...)" into err.
+ */
 int	keywords_parse_rate(const char *s, uint64_t *rate_Bps, char *err,
 	    size_t errlen);
-/* "100ms", "5us", "1s", "200" (us) -> microseconds. */
+/* "100ms", "5us", "1s", "200" (us) -> microseconds (at most 2^32 - 1). */
 int	keywords_parse_time(const char *s, uint32_t *time_us, char *err,
 	    size_t errlen);
-/* "4mb", "10000", "1500kb" (b = bytes) -> bytes. */
+/* "4mb", "10000", "1500kb" (b = bytes; k, m, g are 1024-based) -> bytes. */
 int	keywords_parse_size(const char *s, uint64_t *bytes, char *err,
 	    size_t errlen);
 /* Rate as tc prints it ("20Mbit"), exact enough to parse back. */
 int	keywords_format_rate(uint64_t rate_Bps, char *buf, size_t len);
-/* Time as tc prints it ("5ms", "100ms", "14.6ms", "200us"). */
+/*
+ * Time as tc prints it for statistics ("5ms", "100ms", "14.6ms", "1.5s",
+ * "727us"): in s or ms with up to one decimal, rounded to nearest, or whole
+ * us below 1ms. Exact for any value that one decimal can express.
+ */
 int	keywords_format_time(uint64_t time_us, char *buf, size_t len);
 /* Size as tc prints it ("5000000b", "15140Kb"). */
 int	keywords_format_size(uint64_t bytes, char *buf, size_t len);

@@ -1,0 +1,294 @@
+/*
+ * enqueue.c: cake_enqueue(), a packet's way into the instance.
+ *
+ * Parse (once), split GSO super-packets, choose the tin (fwmark, then
+ * DSCP; wash after reading it), find the flow queue, compute the adjusted
+ * length, queue it, run the ACK filter, move the flow between DRR++ sets,
+ * feed autorate-ingress, and enforce the memory limit by dropping from the
+ * longest queue (CAKE-SPEC §2-§7). Never allocates; every packet it does
+ * not keep goes to the dropped list.
+ */
+#include <string.h>
+
+#include "engine/ackfilter.h"
+#include "engine/flows.h"
+#include "engine/gso.h"
+#include "engine/instance.h"
+#include "engine/packet.h"
+
+#define NS_PER_S		1000000000ULL
+#define AUTORATE_MIN_NS		250000000ULL	/* §7: at most every 250 ms */
+#define AUTORATE_MIN_WINDOW_NS	1000000ULL	/* 1 ms: shorter windows say nothing */
+#define DSCP_CS7		56		/* §4: ARP counts as CS7 */
+
+/* The internal tin for a packet (§4); washes it when asked. */
+static unsigned int
+classify(struct cake *c, struct cake_pkt *pkt)
+{
+	unsigned int	dscp, v;
+
+	if (pkt->meta.l3 == CAKE_L3_ARP)
+		dscp = DSCP_CS7;
+	else
+		dscp = packet_dscp(&pkt->meta);
+	if (c->cfg.wash && dscp != 0 && pkt->meta.l3 != CAKE_L3_ARP)
+		packet_wash(pkt);
+	if (c->cfg.diffserv == CAKE_BESTEFFORT)
+		return 0;
+	if (c->cfg.fwmark_mask != 0) {
+		v = (pkt->mark & c->cfg.fwmark_mask) >>
+		    __builtin_ctz(c->cfg.fwmark_mask);
+		if (v >= 1 && v <= c->layout.count)
+			return c->layout.display[v - 1];
+	}
+	return tins_from_dscp(c->cfg.diffserv, dscp);
+}
+
+/* §2: adjusted length, charging an unsplit GSO packet per segment. */
+static void
+charge(struct cake *c, struct cake_pkt *pkt)
+{
+	uint32_t	off = pkt->meta.net_off, netlen, adj;
+	unsigned int	segs = gso_segs(pkt);
+
+	netlen = shaper_netlen(&c->framing, pkt->len, off);
+	if (segs > 1) {
+		uint32_t	seg_len = pkt->gso_size + gso_hdr_len(pkt);
+		uint32_t	last = pkt->len - pkt->gso_size * (segs - 1);
+
+		adj = shaper_adjust(&c->framing, seg_len, off) * (segs - 1) +
+		    shaper_adjust(&c->framing, last, off);
+	} else
+		adj = shaper_adjust(&c->framing, pkt->len, off);
+	pkt->segs = (uint16_t)segs;
+	pkt->adj_len = adj;
+	if (netlen < c->min_netlen)
+		c->min_netlen = netlen;
+	if (netlen > c->max_netlen)
+		c->max_netlen = netlen;
+	if (adj < c->min_adjlen)
+		c->min_adjlen = adj;
+	if (adj > c->max_adjlen)
+		c->max_adjlen = adj;
+	c->avg_netoff = cake_ewma(c->avg_netoff, (uint64_t)off << 16, 8);
+}
+
+static void
+append(struct cake *c, unsigned int tin, unsigned int idx,
+    struct cake_pkt *pkt)
+{
+	struct cake_tin		*t = &c->tins[tin];
+	struct cake_flow	*f = &t->flows[idx];
+	uint16_t		 entry = (uint16_t)(tin * CAKE_QUEUES + idx);
+
+	pkt->next = NULL;
+	if (f->tail != NULL)
+		f->tail->next = pkt;
+	else
+		f->head = pkt;
+	f->tail = pkt;
+	f->qlen++;
+	t->backlog_bytes += pkt->len;
+	c->backlogs[entry] += pkt->len;
+	c->backlog_bytes += pkt->len;
+	c->backlog_pkts++;
+	c->buffer_used += pkt->truesize;
+	overflow_update(&c->heap, c->backlogs, entry);
+}
+
+/* §6: drops one ACK that the new tail makes redundant, if any. */
+static void
+ack_filter(struct cake *c, unsigned int tin, unsigned int idx,
+    struct cake_pkt *trigger, uint64_t now_ns)
+{
+	struct cake_tin		*t = &c->tins[tin];
+	struct cake_flow	*f = &t->flows[idx];
+	struct cake_pkt		*ack, *prev, *saved;
+
+	ack = ackfilter_find(f->head, trigger, c->cfg.ack_filter, &prev);
+	if (ack == NULL || ack == trigger)
+		return;
+	/* Unlink it by making it the head for a moment: cake_pop keeps the counters. */
+	if (prev != NULL) {
+		saved = f->head;
+		prev->next = ack->next;
+		ack->next = saved;
+		f->head = ack;
+	}
+	(void)cake_pop(c, tin, idx);
+	t->ack_drops++;
+	c->dropped_pkts++;
+	if (c->cfg.ingress)
+		(void)cake_advance_shaper(c, t, ack, now_ns, true);
+	cake_drop_pkt(c, ack, CAKE_DROP_ACK_FILTER);
+}
+
+/* DRR++ (§3): an idle or decaying flow becomes sparse; a waiting one bulk. */
+static void
+activate(struct cake *c, struct cake_tin *t, struct cake_flow *f)
+{
+	if (f->set == FLOW_SET_NONE || f->set == FLOW_SET_DECAYING) {
+		if (f->set == FLOW_SET_DECAYING)
+			t->decaying_flows_n--;
+		if (list_linked(&f->chain))
+			list_del(&f->chain);
+		list_add_tail(&f->chain, &t->new_flows);
+		t->sparse_flows++;
+		f->set = FLOW_SET_SPARSE;
+		f->deficit = flows_quantum(c, t, f);
+	} else if (f->set == FLOW_SET_SPARSE_WAIT) {
+		t->sparse_flows--;
+		t->bulk_flows++;
+		flows_bulk_inc(c, t, f);
+		f->set = FLOW_SET_BULK;
+	}
+}
+
+/*
+ * §7: the arrival-rate estimator of autorate-ingress. A gap longer than
+ * the average ends a burst window; the window's bytes over its length is a
+ * sample of the link's capacity. Unlike the kernel, the packet that ends
+ * the gap opens the next window instead of inflating the last one, and a
+ * window shorter than AUTORATE_MIN_WINDOW_NS is not sampled (at start-up
+ * the average gap is 0, and microsecond windows gave absurd samples).
+ */
+static void
+autorate(struct cake *c, uint32_t len, uint64_t now_ns)
+{
+	uint64_t	gap, window, sample;
+
+	if (!c->cfg.autorate_ingress) {
+		c->window_bytes = 0;
+		c->window_begin_ns = now_ns;
+		c->last_packet_ns = now_ns;
+		return;
+	}
+	gap = now_ns - c->last_packet_ns;
+	if (gap > NS_PER_S)
+		gap = NS_PER_S;
+	c->avg_gap_ns = cake_ewma(c->avg_gap_ns, gap,
+	    gap > c->avg_gap_ns ? 2 : 8);
+	c->last_packet_ns = now_ns;
+	window = now_ns - c->window_begin_ns;
+	if (gap <= c->avg_gap_ns || window < AUTORATE_MIN_WINDOW_NS) {
+		c->window_bytes += len;
+		return;
+	}
+	sample = (uint64_t)(((unsigned __int128)c->window_bytes * NS_PER_S) /
+	    window);
+	c->peak_Bps = cake_ewma(c->peak_Bps, sample,
+	    sample > c->peak_Bps ? 2 : 8);
+	c->window_bytes = len;
+	c->window_begin_ns = now_ns;
+	if (now_ns - c->last_reconfig_ns >= AUTORATE_MIN_NS && c->peak_Bps > 0)
+		cake_autorate_apply(c, now_ns);
+}
+
+/* §5: drops the head of the longest queue; returns its entry. */
+static uint16_t
+drop_fattest(struct cake *c, uint64_t now_ns)
+{
+	uint16_t		 entry = overflow_top(&c->heap, c->backlogs);
+	unsigned int		 tin = entry / CAKE_QUEUES;
+	struct cake_tin		*t = &c->tins[tin];
+	struct cake_flow	*f = &t->flows[entry % CAKE_QUEUES];
+	struct cake_pkt		*pkt;
+
+	pkt = cake_pop(c, tin, entry % CAKE_QUEUES);
+	if (pkt == NULL)
+		return entry;
+	if (cobalt_queue_full(&f->cvars, &t->cparams, now_ns))
+		t->unresponsive_flows++;
+	t->drops++;
+	c->dropped_pkts++;
+	if (c->cfg.ingress)
+		(void)cake_advance_shaper(c, t, pkt, now_ns, true);
+	cake_drop_pkt(c, pkt, CAKE_DROP_OVERLIMIT);
+	return entry;
+}
+
+static int
+enqueue_one(struct cake *c, struct cake_pkt *pkt, uint64_t now_ns,
+    bool may_filter)
+{
+	unsigned int	 tin = classify(c, pkt), idx;
+	struct cake_tin	*t = &c->tins[tin];
+	uint16_t	 entry;
+	bool		 self = false;
+
+	idx = flows_lookup(c, t, pkt);
+	charge(c, pkt);
+	pkt->tin = (uint8_t)tin;
+	pkt->enqueue_ns = now_ns;
+	pkt->drop_reason = CAKE_DROP_NONE;
+
+	/* No credit accumulates while idle (§2). */
+	if (c->backlog_pkts == 0 && c->time_next_ns < now_ns) {
+		c->time_next_ns = now_ns;
+		c->failsafe_next_ns = now_ns;
+	}
+	if (t->backlog_bytes == 0 && t->time_next_ns < now_ns)
+		t->time_next_ns = now_ns;
+
+	append(c, tin, idx, pkt);
+	t->pkts++;
+	t->bytes += pkt->len;
+	if (pkt->len > t->max_len)
+		t->max_len = pkt->len;
+	if (may_filter && c->cfg.ack_filter != CAKE_ACK_NONE &&
+	    pkt->meta.tuple.proto == 6 && pkt->meta.l4_off != 0)
+		ack_filter(c, tin, idx, pkt, now_ns);
+	activate(c, t, &t->flows[idx]);
+	autorate(c, pkt->len, now_ns);
+
+	if (c->buffer_used > c->buffer_max_used)
+		c->buffer_max_used = c->buffer_used;
+	while (c->buffer_used > c->buffer_limit && c->backlog_pkts > 0) {
+		entry = drop_fattest(c, now_ns);
+		if (entry == tin * CAKE_QUEUES + idx)
+			self = true;
+	}
+	return self ? CAKE_ENQ_DROPPED : CAKE_ENQ_QUEUED;
+}
+
+/* §7: cuts a GSO super-packet into segments and queues each. */
+static int
+enqueue_split(struct cake *c, struct cake_pkt *pkt, uint64_t now_ns)
+{
+	struct cake_pkt	*segs = NULL, *s, *next;
+	int		 n, ret = CAKE_ENQ_QUEUED;
+
+	n = gso_split(pkt, &c->env, &segs);
+	if (n < 0) {
+		for (s = segs; s != NULL; s = next) {
+			next = s->next;
+			cake_drop_pkt(c, s, CAKE_DROP_SPLIT);
+		}
+		c->dropped_pkts++;
+		cake_drop_pkt(c, pkt, CAKE_DROP_GSO_FAIL);
+		return CAKE_ENQ_DROPPED;
+	}
+	c->gso_splits++;
+	for (s = segs; s != NULL; s = next) {
+		next = s->next;
+		if (enqueue_one(c, s, now_ns, false) == CAKE_ENQ_DROPPED)
+			ret = CAKE_ENQ_DROPPED;
+	}
+	cake_drop_pkt(c, pkt, CAKE_DROP_SPLIT);
+	return ret;
+}
+
+int
+cake_enqueue(struct cake *c, struct cake_pkt *pkt, uint64_t now_ns)
+{
+	if (!pkt->meta_valid) {
+		cake_parse(pkt->data, pkt->len, c->env.link, &pkt->meta);
+		pkt->meta_valid = true;
+	}
+	if (pkt->meta.l3 == CAKE_L3_NONE)
+		c->non_ip_pkts++;
+	if (pkt->gso_type != CAKE_GSO_NONE && pkt->gso_size != 0 &&
+	    c->cfg.split_gso && gso_segs(pkt) > 1)
+		return enqueue_split(c, pkt, now_ns);
+	return enqueue_one(c, pkt, now_ns, pkt->gso_type == CAKE_GSO_NONE);
+}

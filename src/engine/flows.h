@@ -1,0 +1,27 @@
+/*
+ * flows.h: flow and host hashing with the set-associative tables of
+ * CAKE-SPEC §3 (1024 queues and 1024 host slots per tin, 8 ways), and the
+ * per-host bulk-flow counts that scale a flow's DRR quantum.
+ */
+#ifndef CAKED_ENGINE_FLOWS_H
+#define CAKED_ENGINE_FLOWS_H
+
+#include <stdint.h>
+
+#include "engine/instance.h"
+
+/* Keyed 32-bit hash of any byte string (exposed for tests). */
+uint32_t	flows_hash(const uint64_t key[2], const void *p, size_t len);
+/* Finds (or allocates) the queue for pkt in tin t; returns its index. */
+unsigned int	flows_lookup(struct cake *c, struct cake_tin *t,
+		    const struct cake_pkt *pkt);
+/* A flow joined / left the bulk set: adjust its hosts' bulk counts. */
+void		flows_bulk_inc(const struct cake *c, struct cake_tin *t,
+		    const struct cake_flow *f);
+void		flows_bulk_dec(const struct cake *c, struct cake_tin *t,
+		    const struct cake_flow *f);
+/* The flow's DRR quantum divided by its host load, with dither (§3). */
+int32_t		flows_quantum(struct cake *c, const struct cake_tin *t,
+		    const struct cake_flow *f);
+
+#endif /* CAKED_ENGINE_FLOWS_H */

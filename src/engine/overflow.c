@@ -1,0 +1,104 @@
+/*
+ * overflow.c: the max-heap of queue backlogs used to pick the victim of a
+ * memory-limit drop in O(log n) (CAKE-SPEC §5). It stores entry numbers
+ * only; the keys stay in the instance's backlogs[] array.
+ */
+#include "engine/overflow.h"
+
+static void
+swap_at(struct overflow *o, uint32_t a, uint32_t b)
+{
+	uint16_t	ea = o->heap[a], eb = o->heap[b];
+
+	o->heap[a] = eb;
+	o->heap[b] = ea;
+	o->pos[eb] = (uint16_t)a;
+	o->pos[ea] = (uint16_t)b;
+}
+
+static void
+sift_down(struct overflow *o, const uint32_t *keys, uint32_t i)
+{
+	for (;;) {
+		uint32_t	l = 2 * i + 1, r = l + 1, m = i;
+
+		if (l < OVERFLOW_ENTRIES && keys[o->heap[l]] > keys[o->heap[m]])
+			m = l;
+		if (r < OVERFLOW_ENTRIES && keys[o->heap[r]] > keys[o->heap[m]])
+			m = r;
+		if (m == i)
+			return;
+		swap_at(o, i, m);
+		i = m;
+	}
+}
+
+static void
+sift_up(struct overflow *o, const uint32_t *keys, uint32_t i)
+{
+	while (i > 0) {
+		uint32_t	parent = (i - 1) / 2;
+
+		if (keys[o->heap[parent]] >= keys[o->heap[i]])
+			return;
+		swap_at(o, i, parent);
+		i = parent;
+	}
+}
+
+static void
+build(struct overflow *o, const uint32_t *keys)
+{
+	uint32_t	i;
+
+	for (i = 0; i < OVERFLOW_ENTRIES; i++) {
+		o->heap[i] = (uint16_t)i;
+		o->pos[i] = (uint16_t)i;
+	}
+	for (i = OVERFLOW_ENTRIES / 2; i-- > 0;)
+		sift_down(o, keys, i);
+}
+
+uint16_t
+overflow_top(struct overflow *o, const uint32_t *keys)
+{
+	if (o->keep == 0)
+		build(o, keys);
+	o->keep = OVERFLOW_KEEP;
+	return o->heap[0];
+}
+
+void
+overflow_update(struct overflow *o, const uint32_t *keys, uint16_t entry)
+{
+	uint32_t	i;
+
+	if (o->keep == 0)
+		return;
+	i = o->pos[entry];
+	sift_up(o, keys, i);
+	sift_down(o, keys, o->pos[entry]);
+}
+
+void
+overflow_tick(struct overflow *o)
+{
+	if (o->keep > 0)
+		o->keep--;
+}
+
+bool
+overflow_check(const struct overflow *o, const uint32_t *keys)
+{
+	uint32_t	i;
+
+	if (o->keep == 0)
+		return true;
+	for (i = 0; i < OVERFLOW_ENTRIES; i++) {
+		if (o->pos[o->heap[i]] != i)
+			return false;
+		if (i > 0 && keys[o->heap[(i - 1) / 2]] < keys[o->heap[i]])
+			return false;
+	}
+	return true;
+}

@@ -1,0 +1,74 @@
+/*
+ * ctl.h: the control protocol between caked and cakectl (see cakectl(8)),
+ * shared by both so that a name, a limit or an exit status is defined in
+ * exactly one place (as chrony's candm.h).
+ *
+ * A client connects to the daemon's Unix stream socket and sends one
+ * request per line: words separated by blanks, ended by "\n" (for example
+ * "stats upload" or "set upload bandwidth 30mbit"). For each line the
+ * daemon answers with one JSON object on one line, ended by "\n":
+ *
+ *	{"version":1,"ok":true,...}
+ *	{"version":1,"ok":false,"code":"denied","error":"..."}
+ *
+ * Requests are answered in order; a client may send several on one
+ * connection. Types only: nothing here links to the engine.
+ */
+#ifndef CAKED_CAKED_CTL_H
+#define CAKED_CAKED_CTL_H
+
+#define CTL_PROTOCOL_VERSION	1
+#define CTL_DEFAULT_PATH	"/run/caked/caked.sock"
+
+/* Limits (reliability.md §3): each has a counter in the daemon. */
+#define CTL_LINE_MAX		4096	/* request bytes, "\n" included */
+#define CTL_REPLY_MAX		(64 * 1024)	/* one JSON reply, "\n" included */
+#define CTL_CLIENTS_MAX		16	/* connections served at once */
+#define CTL_BURST_MAX		8	/* requests served per loop wake-up */
+#define CTL_IDLE_S		60	/* a connection with no request closes */
+#define CTL_WRITE_TIMEOUT_S	10	/* a reply not drained in time closes */
+#define CTL_ACCEPT_PAUSE_MS	1000	/* accept() paused after EMFILE */
+#define CTL_SOCKET_MODE		0660
+
+/* Request words. */
+#define CTL_CMD_PING		"ping"
+#define CTL_CMD_RELOAD		"reload"
+#define CTL_CMD_SET		"set"
+#define CTL_CMD_STATS		"stats"
+#define CTL_CMD_VERSION		"version"
+#define CTL_DIR_UPLOAD		"upload"
+#define CTL_DIR_DOWNLOAD	"download"
+
+/* Reply keys (per tin and global names follow `tc -j -s qdisc`). */
+#define CTL_KEY_VERSION		"version"
+#define CTL_KEY_OK		"ok"
+#define CTL_KEY_CODE		"code"
+#define CTL_KEY_ERROR		"error"
+#define CTL_KEY_DAEMON_VERSION	"daemon_version"
+#define CTL_KEY_DIRECTIONS	"directions"
+#define CTL_KEY_CONTROL		"control"
+#define CTL_KEY_OPTIONS		"options"
+#define CTL_KEY_TINS		"tins"
+#define CTL_KEY_NAME		"name"
+#define CTL_KEY_MESSAGE		"message"
+
+/* Values of CTL_KEY_CODE in an error reply. */
+#define CTL_CODE_UNKNOWN	"unknown"	/* no such command */
+#define CTL_CODE_USAGE		"usage"		/* bad arguments */
+#define CTL_CODE_DENIED		"denied"	/* needs root or admin-group */
+#define CTL_CODE_INVALID	"invalid"	/* options refused */
+#define CTL_CODE_FAILED		"failed"	/* e.g. reload found errors */
+#define CTL_CODE_TOOLONG	"toolong"	/* line over CTL_LINE_MAX */
+#define CTL_CODE_BUSY		"busy"		/* CTL_CLIENTS_MAX reached */
+
+/* Exit statuses of cakectl, documented in cakectl(8). */
+enum ctl_exit {
+	CTL_EXIT_OK = 0,
+	CTL_EXIT_USAGE = 1,		/* bad command line, unknown command */
+	CTL_EXIT_NODAEMON = 2,		/* no daemon listens on the socket */
+	CTL_EXIT_DENIED = 3,		/* socket or command not permitted */
+	CTL_EXIT_REFUSED = 4,		/* the daemon refused the request */
+	CTL_EXIT_PROTOCOL = 5,		/* bad, missing or late reply */
+};
+
+#endif /* CAKED_CAKED_CTL_H */

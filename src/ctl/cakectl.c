@@ -1,0 +1,302 @@
+/*
+ * cakectl.c: the command-line client of caked's control socket (see
+ * cakectl(8)). It parses the command (parser.c), sends one request line,
+ * reads one JSON reply and prints it as text (render.c) or as it is (-j).
+ *
+ * It must stay a thin client: it never links the engine, and all checks of
+ * CAKE keywords are the daemon's. Every failure is one line on stderr and
+ * a distinct exit status (enum ctl_exit).
+ */
+#include <sys/socket.h>
+#include <sys/un.h>
+
+#include <errno.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "caked/ctl.h"
+#include "common/json.h"
+#include "ctl/parser.h"
+#include "ctl/render.h"
+
+#define CAKECTL_TIMEOUT_MS	10000	/* for the daemon's reply */
+#define CAKECTL_WATCH_NS	1000000000L
+
+struct cakectl {
+	const char		*path;
+	int			 json;
+	long			 count;		/* watch: 0 = until interrupted */
+	int			 fd;
+	struct parser_result	 cmd;
+	char			 reply[CTL_REPLY_MAX + 1];
+	size_t			 reply_len;
+};
+
+static volatile sig_atomic_t	cakectl_stop;
+
+static void __attribute__((noreturn, format(printf, 2, 3)))
+cakectl_die(int status, const char *fmt, ...)
+{
+	va_list	ap;
+
+	fprintf(stderr, "cakectl: ");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\n");
+	exit(status);
+}
+
+static void __attribute__((noreturn))
+usage(void)
+{
+	fprintf(stderr, "usage: cakectl [-j] [-n count] [-s socket] command "
+	    "[argument ...]\n"
+	    "commands: metrics [upload | download], ping, reload,\n"
+	    "          set upload | download keyword ...,\n"
+	    "          stats [upload | download], version,\n"
+	    "          watch [upload | download]\n");
+	exit(CTL_EXIT_USAGE);
+}
+
+static void
+cakectl_connect(struct cakectl *c)
+{
+	struct sockaddr_un	sun;
+
+	memset(&sun, 0, sizeof(sun));
+	sun.sun_family = AF_UNIX;
+	if (strlen(c->path) >= sizeof(sun.sun_path))
+		cakectl_die(CTL_EXIT_USAGE, "%s: socket path too long",
+		    c->path);
+	memcpy(sun.sun_path, c->path, strlen(c->path) + 1);
+	if ((c->fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)) == -1)
+		cakectl_die(CTL_EXIT_NODAEMON, "socket: %s", strerror(errno));
+	if (connect(c->fd, (struct sockaddr *)&sun, sizeof(sun)) == 0)
+		return;
+	if (errno == EACCES || errno == EPERM)
+		cakectl_die(CTL_EXIT_DENIED, "%s: permission denied", c->path);
+	if (errno == ENOENT || errno == ECONNREFUSED)
+		cakectl_die(CTL_EXIT_NODAEMON, "no daemon is running on %s",
+		    c->path);
+	cakectl_die(CTL_EXIT_NODAEMON, "%s: %s", c->path, strerror(errno));
+}
+
+/* Waits for fd to be ready for events, at most CAKECTL_TIMEOUT_MS. */
+static void
+cakectl_wait(struct cakectl *c, short events)
+{
+	struct pollfd	pfd = { .fd = c->fd, .events = events };
+	int		n;
+
+	while ((n = poll(&pfd, 1, CAKECTL_TIMEOUT_MS)) == -1 && errno == EINTR)
+		;
+	if (n == 0)
+		cakectl_die(CTL_EXIT_PROTOCOL, "no reply from the daemon "
+		    "within %d s", CAKECTL_TIMEOUT_MS / 1000);
+	if (n == -1)
+		cakectl_die(CTL_EXIT_PROTOCOL, "poll: %s", strerror(errno));
+}
+
+static void
+cakectl_send(struct cakectl *c)
+{
+	const char	*p = c->cmd.request;
+	size_t		 left = strlen(p);
+	ssize_t		 n;
+
+	while (left > 0) {
+		cakectl_wait(c, POLLOUT);
+		n = send(c->fd, p, left, MSG_NOSIGNAL);
+		if (n == -1 && errno == EINTR)
+			continue;
+		if (n == -1)
+			cakectl_die(CTL_EXIT_PROTOCOL, "send: %s",
+			    strerror(errno));
+		p += n;
+		left -= (size_t)n;
+	}
+}
+
+/* Reads one reply line into c->reply (NUL-terminated, "\n" kept). */
+static void
+cakectl_receive(struct cakectl *c)
+{
+	ssize_t	n;
+
+	c->reply_len = 0;
+	for (;;) {
+		if (c->reply_len == CTL_REPLY_MAX)
+			cakectl_die(CTL_EXIT_PROTOCOL, "reply longer than %d "
+			    "bytes", CTL_REPLY_MAX);
+		cakectl_wait(c, POLLIN);
+		n = read(c->fd, c->reply + c->reply_len,
+		    CTL_REPLY_MAX - c->reply_len);
+		if (n == -1 && errno == EINTR)
+			continue;
+		if (n == -1)
+			cakectl_die(CTL_EXIT_PROTOCOL, "read: %s",
+			    strerror(errno));
+		if (n == 0)
+			cakectl_die(CTL_EXIT_PROTOCOL, "the daemon closed the "
+			    "connection");
+		c->reply_len += (size_t)n;
+		c->reply[c->reply_len] = '\0';
+		if (memchr(c->reply, '\n', c->reply_len) != NULL)
+			return;
+	}
+}
+
+/* Exits with the status an error reply calls for. */
+static void
+cakectl_refused(const struct json_value *v)
+{
+	const char	*code = json_get_str(v, CTL_KEY_CODE);
+	const char	*msg = json_get_str(v, CTL_KEY_ERROR);
+	int		 status = CTL_EXIT_REFUSED;
+
+	if (code != NULL && strcmp(code, CTL_CODE_DENIED) == 0)
+		status = CTL_EXIT_DENIED;
+	else if (code != NULL && (strcmp(code, CTL_CODE_UNKNOWN) == 0 ||
+	    strcmp(code, CTL_CODE_USAGE) == 0))
+		status = CTL_EXIT_USAGE;
+	cakectl_die(status, "%s", msg != NULL ? msg : "request refused");
+}
+
+static void
+cakectl_print(struct cakectl *c, const struct json_value *v)
+{
+	const char	*s;
+	int		 rc = 0;
+
+	switch (c->cmd.action) {
+	case PARSER_STATS:
+	case PARSER_WATCH:
+		rc = render_stats(stdout, v);
+		break;
+	case PARSER_METRICS:
+		rc = render_metrics(stdout, v);
+		break;
+	case PARSER_VERSION:
+		s = json_get_str(v, CTL_KEY_DAEMON_VERSION);
+		printf("cakectl %s, caked %s\n", CAKED_VERSION,
+		    s != NULL ? s : "?");
+		break;
+	case PARSER_SET:
+		s = json_get_str(v, CTL_KEY_OPTIONS);
+		printf("%s: %s\n", c->cmd.dir, s != NULL ? s : "?");
+		break;
+	default:
+		s = json_get_str(v, CTL_KEY_MESSAGE);
+		printf("%s\n", s != NULL ? s : "ok");
+		break;
+	}
+	if (rc == -1)
+		cakectl_die(CTL_EXIT_PROTOCOL, "incomplete reply from the "
+		    "daemon");
+}
+
+/* One request and its reply, printed. */
+static void
+cakectl_exchange(struct cakectl *c)
+{
+	struct json_value	*v;
+	char			 err[128];
+
+	cakectl_send(c);
+	cakectl_receive(c);
+	if ((v = json_parse(c->reply, c->reply_len, err, sizeof(err))) == NULL)
+		cakectl_die(CTL_EXIT_PROTOCOL, "bad reply: %s", err);
+	if (!json_get_bool(v, CTL_KEY_OK, false))
+		cakectl_refused(v);
+	if (c->json)
+		fwrite(c->reply, 1, c->reply_len, stdout);
+	else
+		cakectl_print(c, v);
+	json_free(v);
+	if (fflush(stdout) == EOF)
+		cakectl_die(CTL_EXIT_USAGE, "stdout: %s", strerror(errno));
+}
+
+static void
+cakectl_on_signal(int sig)
+{
+	(void)sig;
+	cakectl_stop = 1;
+}
+
+static void
+cakectl_watch(struct cakectl *c)
+{
+	struct sigaction	sa;
+	struct timespec		ts = { 0, CAKECTL_WATCH_NS };
+	int			tty = isatty(STDOUT_FILENO);
+	long			n;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = cakectl_on_signal;
+	(void)sigaction(SIGINT, &sa, NULL);
+	(void)sigaction(SIGTERM, &sa, NULL);
+	for (n = 0; !cakectl_stop && (c->count == 0 || n < c->count); n++) {
+		if (n > 0 && nanosleep(&ts, NULL) == -1)
+			continue;	/* interrupted: cakectl_stop is set */
+		if (tty)
+			printf("\033[H\033[2J");	/* home, clear */
+		cakectl_exchange(c);
+	}
+}
+
+int
+main(int argc, char *argv[])
+{
+	static struct cakectl	 c;
+	char			 err[256];
+	const char		*errstr = NULL;
+	long			 v;
+	char			*end;
+	int			 ch;
+
+	c.path = CTL_DEFAULT_PATH;
+	while ((ch = getopt(argc, argv, "jn:s:")) != -1) {
+		switch (ch) {
+		case 'j':
+			c.json = 1;
+			break;
+		case 'n':
+			errno = 0;
+			v = strtol(optarg, &end, 10);
+			if (errno != 0 || *end != '\0' || end == optarg ||
+			    v < 0 || v > INT_MAX)
+				errstr = "-n: not a count";
+			c.count = v;
+			break;
+		case 's':
+			c.path = optarg;
+			break;
+		default:
+			usage();
+		}
+	}
+	if (errstr != NULL)
+		cakectl_die(CTL_EXIT_USAGE, "%s", errstr);
+	argc -= optind;
+	argv += optind;
+	if (argc == 0)
+		usage();
+	if (parser_parse(argc, argv, &c.cmd, err, sizeof(err)) == -1)
+		cakectl_die(CTL_EXIT_USAGE, "%s", err);
+	cakectl_connect(&c);
+	if (c.cmd.action == PARSER_WATCH)
+		cakectl_watch(&c);
+	else
+		cakectl_exchange(&c);
+	close(c.fd);
+	return CTL_EXIT_OK;
+}

@@ -1,0 +1,36 @@
+/*
+ * parser.h: cakectl's command line words -> an action and the request
+ * line to send (src/ctl/parser.c).
+ */
+#ifndef CAKED_CTL_PARSER_H
+#define CAKED_CTL_PARSER_H
+
+#include <stddef.h>
+
+#include "caked/ctl.h"
+
+enum parser_action {
+	PARSER_NONE = 0,
+	PARSER_METRICS,		/* stats, printed for Prometheus */
+	PARSER_PING,
+	PARSER_RELOAD,
+	PARSER_SET,
+	PARSER_STATS,
+	PARSER_VERSION,
+	PARSER_WATCH,		/* stats, repeated every second */
+};
+
+struct parser_result {
+	enum parser_action	 action;
+	const char		*dir;		/* NULL: both directions */
+	char			 request[CTL_LINE_MAX];	/* ends in "\n" */
+};
+
+/*
+ * Parses argv[0..argc) (the words after the options). Returns 0, or -1
+ * with a one-line message in err.
+ */
+int	parser_parse(int argc, char *const argv[], struct parser_result *res,
+	    char *err, size_t errlen);
+
+#endif /* CAKED_CTL_PARSER_H */

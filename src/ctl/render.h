@@ -1,0 +1,19 @@
+/*
+ * render.h: cakectl's output, from a parsed JSON reply (src/ctl/render.c).
+ */
+#ifndef CAKED_CTL_RENDER_H
+#define CAKED_CTL_RENDER_H
+
+#include <stdio.h>
+
+struct json_value;
+
+/*
+ * Prints a stats reply as `tc -s qdisc show` prints a cake qdisc, one
+ * block per direction. Returns 0, or -1 if the reply lacks a field.
+ */
+int	render_stats(FILE *fp, const struct json_value *reply);
+/* Prints a stats reply in the Prometheus text exposition format 0.0.4. */
+int	render_metrics(FILE *fp, const struct json_value *reply);
+
+#endif /* CAKED_CTL_RENDER_H */

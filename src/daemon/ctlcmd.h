@@ -1,0 +1,80 @@
+/*
+ * ctlcmd.h: the control commands of caked (see include/caked/ctl.h):
+ * one request line in, one JSON reply out. No I/O; the engine is reached
+ * only through the callbacks in struct ctlcmd_ops.
+ */
+#ifndef CAKED_DAEMON_CTLCMD_H
+#define CAKED_DAEMON_CTLCMD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct cake_config;
+struct cake_stats;
+
+#define CTLCMD_DIRS		2	/* 0 upload, 1 download (config_dir) */
+#define CTLCMD_ARGS_MAX		64	/* words in one request */
+#define CTLCMD_ERR_MAX		256	/* bytes of a callback's message */
+
+/* Who sent the request (SO_PEERCRED as of connect). */
+struct ctlcmd_peer {
+	uint32_t	uid;
+	int32_t		pid;
+	bool		admin;		/* uid 0 or admin-group: may change state */
+};
+
+/* The control socket's own counters, shown under "control" by stats. */
+struct ctlcmd_counters {
+	uint64_t	clients;	/* connected now */
+	uint64_t	clients_max;	/* CTL_CLIENTS_MAX */
+	uint64_t	accepted;
+	uint64_t	refused_busy;	/* over CTL_CLIENTS_MAX */
+	uint64_t	requests;
+	uint64_t	denied;
+	uint64_t	too_long;	/* over CTL_LINE_MAX */
+	uint64_t	slow_closed;	/* reply not drained in time */
+	uint64_t	idle_closed;
+	uint64_t	accept_pauses;	/* EMFILE/ENFILE back-offs */
+};
+
+/* How ctlcmd reaches the daemon; every callback may be NULL. */
+struct ctlcmd_ops {
+	void		*arg;
+	const char	*version;	/* daemon version string */
+	/* Snapshot of direction dir: 0, or -1 if it is not shaped. */
+	int		(*snapshot)(void *arg, int dir, struct cake_stats *st,
+			    struct cake_config *cfg);
+	/* Applies cfg to dir live: 0, or -1 with a one-line message. */
+	int		(*change)(void *arg, int dir,
+			    const struct cake_config *cfg, char *err,
+			    size_t errlen);
+	/* Reloads the configuration file: 0, or -1 with a message. */
+	int		(*reload)(void *arg, char *err, size_t errlen);
+	void		(*counters)(void *arg, struct ctlcmd_counters *c);
+};
+
+/* What a request did, for the caller's log and counters. */
+enum ctlcmd_result {
+	CTLCMD_READ = 0,	/* answered; nothing changed */
+	CTLCMD_CHANGED,		/* state changed (log it with the peer) */
+	CTLCMD_ERROR,		/* an error reply */
+	CTLCMD_DENIED,		/* refused: the peer is not admin */
+};
+
+/*
+ * Answers line (NUL-terminated, without its "\n") into out[0..cap) as one
+ * JSON object ended by "\n"; *outlen gets its length. Returns enum
+ * ctlcmd_result. If cap is too small the reply is an error that fits in
+ * 128 bytes.
+ */
+int		 ctlcmd_handle(const struct ctlcmd_ops *ops,
+		    const struct ctlcmd_peer *peer, const char *line,
+		    char *out, size_t cap, size_t *outlen);
+/* An error reply with code (CTL_CODE_*) and msg. Returns its length or -1. */
+int		 ctlcmd_error(const char *code, const char *msg, char *out,
+		    size_t cap);
+/* "upload" or "download"; NULL if out of range. */
+const char	*ctlcmd_dir_name(int dir);
+
+#endif /* CAKED_DAEMON_CTLCMD_H */

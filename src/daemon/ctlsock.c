@@ -1,0 +1,563 @@
+/*
+ * ctlsock.c: the control socket adapter. It owns the listening Unix
+ * socket and its clients: non-blocking accept with a client cap and a
+ * pause on EMFILE, SO_PEERCRED/SO_PEERGROUPS to decide who may change
+ * state, line framing with a length cap, one reply in flight per client
+ * (a client that does not read stalls only itself and is dropped after
+ * CTL_WRITE_TIMEOUT_S), an idle timeout, and at most CTL_BURST_MAX
+ * requests per wake-up so that packets never wait behind a chatty client
+ * (reliability.md §3).
+ *
+ * It must not interpret requests (ctlcmd does) or touch the engine; it
+ * never blocks, and no input can make it allocate more than
+ * CTL_CLIENTS_MAX fixed-size client records.
+ */
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/un.h>
+
+#include <errno.h>
+#include <libgen.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <event2/event.h>
+
+#include "caked/ctl.h"
+#include "daemon/ctlcmd.h"
+#include "daemon/ctlsock.h"
+#include "daemon/log.h"
+
+#ifndef SO_PEERGROUPS
+#define SO_PEERGROUPS	59	/* Linux >= 4.13 */
+#endif
+
+struct ctlsock_client {
+	struct ctlsock		*cs;
+	int			 fd;
+	struct event		*ev_read;
+	struct event		*ev_write;
+	struct event		*ev_timeout;
+	struct ctlcmd_peer	 peer;
+	bool			 closing;	/* close once out is sent */
+	bool			 eof;		/* the peer sent all it will */
+	size_t			 in_len;
+	size_t			 out_off;
+	size_t			 out_len;	/* 0: nothing in flight */
+	char			 in[CTL_LINE_MAX];
+	char			 out[CTL_REPLY_MAX];
+};
+
+struct ctlsock {
+	struct event_base	*base;
+	struct ctlsock_params	 params;
+	struct ctlcmd_ops	 ops;
+	char			 path[sizeof(((struct sockaddr_un *)0)->sun_path)];
+	int			 fd;
+	struct event		*ev_accept;
+	struct event		*ev_pause;
+	struct ctlsock_client	*clients[CTL_CLIENTS_MAX];
+	struct ctlcmd_counters	 count;
+	struct log_rate		 denied_rl;
+};
+
+static void	ctlsock_serve(struct ctlsock_client *);
+
+static uint64_t
+ctlsock_now_ns(void)
+{
+	struct timespec	ts;
+
+	(void)clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+static void
+ctlsock_client_free(struct ctlsock_client *cl)
+{
+	struct ctlsock	*cs = cl->cs;
+	size_t		 i;
+
+	for (i = 0; i < CTL_CLIENTS_MAX; i++)
+		if (cs->clients[i] == cl)
+			cs->clients[i] = NULL;
+	cs->count.clients--;
+	if (cl->ev_read != NULL)
+		event_free(cl->ev_read);
+	if (cl->ev_write != NULL)
+		event_free(cl->ev_write);
+	if (cl->ev_timeout != NULL)
+		event_free(cl->ev_timeout);
+	close(cl->fd);
+	free(cl);
+}
+
+/* Idle timeout while waiting for a request, write timeout otherwise. */
+static void
+ctlsock_arm_timeout(struct ctlsock_client *cl)
+{
+	struct timeval	tv = { CTL_IDLE_S, 0 };
+
+	if (cl->out_len > 0)
+		tv.tv_sec = CTL_WRITE_TIMEOUT_S;
+	(void)event_add(cl->ev_timeout, &tv);
+}
+
+static void
+ctlsock_on_timeout(evutil_socket_t fd, short what, void *arg)
+{
+	struct ctlsock_client	*cl = arg;
+
+	(void)fd;
+	(void)what;
+	if (cl->out_len > 0) {
+		cl->cs->count.slow_closed++;
+		log_debug("control: pid %d did not read its reply, closed",
+		    (int)cl->peer.pid);
+	} else
+		cl->cs->count.idle_closed++;
+	ctlsock_client_free(cl);
+}
+
+/* Sends what it can. Returns 0, or -1 if the client was freed. */
+static int
+ctlsock_flush(struct ctlsock_client *cl)
+{
+	ssize_t	n;
+
+	while (cl->out_off < cl->out_len) {
+		n = send(cl->fd, cl->out + cl->out_off,
+		    cl->out_len - cl->out_off, MSG_NOSIGNAL | MSG_DONTWAIT);
+		if (n == -1 && errno == EINTR)
+			continue;
+		if (n == -1 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+			(void)event_del(cl->ev_read);
+			(void)event_add(cl->ev_write, NULL);
+			return 0;
+		}
+		if (n == -1) {		/* EPIPE, ECONNRESET: gone */
+			ctlsock_client_free(cl);
+			return -1;
+		}
+		cl->out_off += (size_t)n;
+		ctlsock_arm_timeout(cl);
+	}
+	cl->out_off = cl->out_len = 0;
+	if (cl->closing) {
+		ctlsock_client_free(cl);
+		return -1;
+	}
+	ctlsock_arm_timeout(cl);
+	return 0;
+}
+
+static void
+ctlsock_on_write(evutil_socket_t fd, short what, void *arg)
+{
+	struct ctlsock_client	*cl = arg;
+
+	(void)fd;
+	(void)what;
+	if (ctlsock_flush(cl) == -1 || cl->out_len > 0)
+		return;
+	if (!cl->eof)
+		(void)event_add(cl->ev_read, NULL);
+	ctlsock_serve(cl);		/* lines that waited behind the reply */
+}
+
+static void
+ctlsock_log(struct ctlsock *cs, const struct ctlcmd_peer *peer,
+    const char *line, int result)
+{
+	if (result == CTLCMD_CHANGED)
+		log_info("control: uid %u pid %d: %s", (unsigned int)peer->uid,
+		    (int)peer->pid, line);
+	else if (result == CTLCMD_DENIED) {
+		cs->count.denied++;
+		log_rate_warnx(&cs->denied_rl, ctlsock_now_ns(), "control: "
+		    "uid %u pid %d: denied: %.64s", (unsigned int)peer->uid,
+		    (int)peer->pid, line);
+	}
+}
+
+/* Answers one complete line of in[0..len), which ends in "\n". */
+static void
+ctlsock_answer(struct ctlsock_client *cl, size_t len)
+{
+	struct ctlsock	*cs = cl->cs;
+	int		 result, n;
+
+	cl->in[len - 1] = '\0';
+	cs->count.requests++;
+	if (memchr(cl->in, '\0', len - 1) != NULL) {
+		n = ctlcmd_error(CTL_CODE_USAGE, "request contains bytes "
+		    "other than printable ASCII", cl->out, sizeof(cl->out));
+		cl->out_len = n == -1 ? 0 : (size_t)n;
+	} else {
+		result = ctlcmd_handle(&cs->ops, &cl->peer, cl->in, cl->out,
+		    sizeof(cl->out), &cl->out_len);
+		ctlsock_log(cs, &cl->peer, cl->in, result);
+	}
+	memmove(cl->in, cl->in + len, cl->in_len - len);
+	cl->in_len -= len;
+}
+
+/* Answers buffered lines while no reply is in flight, CTL_BURST_MAX at most. */
+static void
+ctlsock_serve(struct ctlsock_client *cl)
+{
+	char	*nl;
+	int	 served = 0, n;
+
+	while (cl->out_len == 0 && !cl->closing) {
+		nl = memchr(cl->in, '\n', cl->in_len);
+		if (nl == NULL && cl->in_len < sizeof(cl->in)) {
+			if (cl->eof)		/* all answered */
+				ctlsock_client_free(cl);
+			return;			/* else wait for more */
+		}
+		if (served++ == CTL_BURST_MAX) {
+			/* Let the packet path run; come back next round. */
+			event_active(cl->ev_read, EV_READ, 0);
+			return;
+		}
+		if (nl == NULL) {
+			cl->cs->count.too_long++;
+			n = ctlcmd_error(CTL_CODE_TOOLONG, "request longer "
+			    "than 4095 bytes", cl->out, sizeof(cl->out));
+			cl->out_len = n == -1 ? 0 : (size_t)n;
+			cl->closing = true;
+			(void)event_del(cl->ev_read);
+		} else
+			ctlsock_answer(cl, (size_t)(nl - cl->in) + 1);
+		if (ctlsock_flush(cl) == -1)
+			return;
+	}
+}
+
+static void
+ctlsock_on_read(evutil_socket_t fd, short what, void *arg)
+{
+	struct ctlsock_client	*cl = arg;
+	ssize_t			 n;
+
+	(void)what;
+	if (!cl->eof && cl->in_len < sizeof(cl->in)) {
+		n = read(fd, cl->in + cl->in_len, sizeof(cl->in) - cl->in_len);
+		if (n > 0)
+			cl->in_len += (size_t)n;
+		else if (n == 0) {
+			/* Done sending: answer what came, then close. */
+			cl->eof = true;
+			(void)event_del(cl->ev_read);
+		} else if (errno != EAGAIN && errno != EWOULDBLOCK &&
+		    errno != EINTR) {
+			ctlsock_client_free(cl);
+			return;
+		}
+	}
+	ctlsock_arm_timeout(cl);
+	ctlsock_serve(cl);
+}
+
+/* Whether the peer is root or in the admin group (primary or not). */
+static bool
+ctlsock_is_admin(const struct ctlsock *cs, int fd, const struct ucred *cr)
+{
+	gid_t		groups[CTLSOCK_GROUPS_MAX];
+	socklen_t	len = sizeof(groups);
+	size_t		i;
+
+	if (cr->uid == 0)
+		return true;
+	if (!cs->params.has_admin)
+		return false;
+	if (cr->gid == cs->params.admin_gid)
+		return true;
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, groups, &len) == -1) {
+		log_debug("control: SO_PEERGROUPS of pid %d: %s", (int)cr->pid,
+		    strerror(errno));
+		return false;
+	}
+	for (i = 0; i < len / sizeof(groups[0]); i++)
+		if (groups[i] == cs->params.admin_gid)
+			return true;
+	return false;
+}
+
+/* Takes a new connection fd into a free slot. */
+static void
+ctlsock_add_client(struct ctlsock *cs, int fd)
+{
+	struct ctlsock_client	*cl;
+	struct ucred		 cr;
+	socklen_t		 len = sizeof(cr);
+	size_t			 i, slot = CTL_CLIENTS_MAX;
+	char			 busy[160];
+	int			 n;
+
+	for (i = 0; i < CTL_CLIENTS_MAX && slot == CTL_CLIENTS_MAX; i++)
+		if (cs->clients[i] == NULL)
+			slot = i;
+	if (slot == CTL_CLIENTS_MAX) {
+		cs->count.refused_busy++;
+		n = ctlcmd_error(CTL_CODE_BUSY, "too many control clients",
+		    busy, sizeof(busy));
+		if (n > 0)
+			(void)send(fd, busy, (size_t)n, MSG_NOSIGNAL |
+			    MSG_DONTWAIT);
+		close(fd);
+		return;
+	}
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &len) == -1 ||
+	    (cl = calloc(1, sizeof(*cl))) == NULL) {
+		log_warn("control: accept");
+		close(fd);
+		return;
+	}
+	cl->cs = cs;
+	cl->fd = fd;
+	cl->peer.uid = cr.uid;
+	cl->peer.pid = cr.pid;
+	cl->peer.admin = ctlsock_is_admin(cs, fd, &cr);
+	cs->clients[slot] = cl;
+	cs->count.clients++;
+	cs->count.accepted++;
+	cl->ev_read = event_new(cs->base, fd, EV_READ | EV_PERSIST,
+	    ctlsock_on_read, cl);
+	cl->ev_write = event_new(cs->base, fd, EV_WRITE, ctlsock_on_write, cl);
+	cl->ev_timeout = evtimer_new(cs->base, ctlsock_on_timeout, cl);
+	if (cl->ev_read == NULL || cl->ev_write == NULL ||
+	    cl->ev_timeout == NULL || event_add(cl->ev_read, NULL) == -1) {
+		log_warnx("control: cannot watch a client");
+		ctlsock_client_free(cl);
+		return;
+	}
+	ctlsock_arm_timeout(cl);
+}
+
+static void
+ctlsock_on_pause_end(evutil_socket_t fd, short what, void *arg)
+{
+	struct ctlsock	*cs = arg;
+
+	(void)fd;
+	(void)what;
+	(void)event_add(cs->ev_accept, NULL);
+}
+
+static void
+ctlsock_on_accept(evutil_socket_t lfd, short what, void *arg)
+{
+	struct ctlsock	*cs = arg;
+	struct timeval	 tv = { 0, CTL_ACCEPT_PAUSE_MS * 1000 };
+	int		 fd, i;
+
+	(void)what;
+	for (i = 0; i < CTLSOCK_ACCEPT_BURST; i++) {
+		fd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+		if (fd != -1) {
+			ctlsock_add_client(cs, fd);
+			continue;
+		}
+		if (errno == EINTR || errno == ECONNABORTED)
+			continue;
+		if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS ||
+		    errno == ENOMEM) {
+			/* As tmux and iked: stop accepting for a while. */
+			log_warn("control: accept, pausing");
+			cs->count.accept_pauses++;
+			(void)event_del(cs->ev_accept);
+			(void)evtimer_add(cs->ev_pause, &tv);
+		} else if (errno != EAGAIN && errno != EWOULDBLOCK)
+			log_warn("control: accept");
+		return;
+	}
+}
+
+/*
+ * Creates a missing parent directory (0750, as systemd's RuntimeDirectory)
+ * and refuses a world-writable one unless it is sticky (as /tmp).
+ */
+static int
+ctlsock_check_dir(const char *path, gid_t group)
+{
+	char		buf[PATH_MAX], *dir;
+	struct stat	st;
+
+	if (strlen(path) >= sizeof(buf))
+		return -1;
+	memcpy(buf, path, strlen(path) + 1);
+	dir = dirname(buf);
+	if (stat(dir, &st) == -1 && errno == ENOENT) {
+		if (mkdir(dir, 0750) == -1 || (group != (gid_t)-1 &&
+		    chown(dir, (uid_t)-1, group) == -1)) {
+			log_warn("control: mkdir %s", dir);
+			return -1;
+		}
+		log_info("control: created %s", dir);
+		return 0;
+	}
+	if (stat(dir, &st) == -1) {
+		log_warn("control: %s", dir);
+		return -1;
+	}
+	if ((st.st_mode & S_IWOTH) && !(st.st_mode & S_ISVTX)) {
+		log_warnx("control: %s is world-writable", dir);
+		return -1;
+	}
+	return 0;
+}
+
+/* Leaves the path free: 0, or -1 if it is in use or not a socket. */
+static int
+ctlsock_clear_stale(const struct sockaddr_un *sun)
+{
+	struct stat	st;
+	int		fd, rc;
+
+	if (lstat(sun->sun_path, &st) == -1)
+		return errno == ENOENT ? 0 : -1;
+	if (!S_ISSOCK(st.st_mode)) {
+		log_warnx("control: %s exists and is not a socket",
+		    sun->sun_path);
+		return -1;
+	}
+	if ((fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)) == -1)
+		return -1;
+	rc = connect(fd, (const struct sockaddr *)sun, sizeof(*sun));
+	close(fd);
+	if (rc == 0) {
+		log_warnx("another caked is running on %s", sun->sun_path);
+		return -1;
+	}
+	if (errno != ECONNREFUSED) {
+		log_warn("control: %s", sun->sun_path);
+		return -1;
+	}
+	log_info("control: removing stale socket %s", sun->sun_path);
+	return unlink(sun->sun_path);
+}
+
+static int
+ctlsock_listen(struct ctlsock *cs, const struct sockaddr_un *sun)
+{
+	mode_t	old;
+	int	rc;
+
+	cs->fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
+	    0);
+	if (cs->fd == -1) {
+		log_warn("control: socket");
+		return -1;
+	}
+	old = umask(0117);		/* never wider than 0660, even briefly */
+	rc = bind(cs->fd, (const struct sockaddr *)sun, sizeof(*sun));
+	(void)umask(old);
+	if (rc == -1) {
+		log_warn("control: bind %s", sun->sun_path);
+		return -1;
+	}
+	memcpy(cs->path, sun->sun_path, sizeof(cs->path));
+	if (chmod(sun->sun_path, CTL_SOCKET_MODE) == -1 ||
+	    (cs->params.group != (gid_t)-1 &&
+	    chown(sun->sun_path, (uid_t)-1, cs->params.group) == -1)) {
+		log_warn("control: %s: chmod/chown", sun->sun_path);
+		return -1;
+	}
+	if (listen(cs->fd, CTL_CLIENTS_MAX) == -1) {
+		log_warn("control: listen");
+		return -1;
+	}
+	return 0;
+}
+
+struct ctlsock *
+ctlsock_open(const struct ctlsock_params *p)
+{
+	struct ctlsock		*cs;
+	struct sockaddr_un	 sun;
+
+	memset(&sun, 0, sizeof(sun));
+	sun.sun_family = AF_UNIX;
+	if (strlen(p->path) >= sizeof(sun.sun_path)) {
+		log_warnx("control: %s: path longer than %zu bytes", p->path,
+		    sizeof(sun.sun_path) - 1);
+		return NULL;
+	}
+	memcpy(sun.sun_path, p->path, strlen(p->path) + 1);
+	if (ctlsock_check_dir(p->path, p->group) == -1 ||
+	    ctlsock_clear_stale(&sun) == -1)
+		return NULL;
+	if ((cs = calloc(1, sizeof(*cs))) == NULL) {
+		log_warn("control");
+		return NULL;
+	}
+	cs->fd = -1;
+	cs->params = *p;
+	cs->count.clients_max = CTL_CLIENTS_MAX;
+	if (ctlsock_listen(cs, &sun) == -1) {
+		ctlsock_close(cs);
+		return NULL;
+	}
+	return cs;
+}
+
+int
+ctlsock_start(struct ctlsock *cs, struct event_base *base,
+    const struct ctlcmd_ops *ops)
+{
+	cs->base = base;
+	cs->ops = *ops;
+	cs->ev_accept = event_new(base, cs->fd, EV_READ | EV_PERSIST,
+	    ctlsock_on_accept, cs);
+	cs->ev_pause = evtimer_new(base, ctlsock_on_pause_end, cs);
+	if (cs->ev_accept == NULL || cs->ev_pause == NULL ||
+	    event_add(cs->ev_accept, NULL) == -1) {
+		log_warnx("control: cannot watch the socket");
+		return -1;
+	}
+	return 0;
+}
+
+void
+ctlsock_stop(struct ctlsock *cs)
+{
+	size_t	i;
+
+	if (cs == NULL)
+		return;
+	for (i = 0; i < CTL_CLIENTS_MAX; i++)
+		if (cs->clients[i] != NULL)
+			ctlsock_client_free(cs->clients[i]);
+	if (cs->ev_accept != NULL)
+		event_free(cs->ev_accept);
+	if (cs->ev_pause != NULL)
+		event_free(cs->ev_pause);
+	cs->ev_accept = cs->ev_pause = NULL;
+	cs->base = NULL;
+}
+
+void
+ctlsock_close(struct ctlsock *cs)
+{
+	if (cs == NULL)
+		return;
+	ctlsock_stop(cs);
+	if (cs->fd != -1)
+		close(cs->fd);
+	/* After privdrop the directory may no longer be ours to change. */
+	if (cs->path[0] != '\0' && unlink(cs->path) == -1 && errno != ENOENT)
+		log_debug("control: unlink %s: %s", cs->path, strerror(errno));
+	free(cs);
+}
+
+void
+ctlsock_counters(const struct ctlsock *cs, struct ctlcmd_counters *c)
+{
+	*c = cs->count;
+}

@@ -1,0 +1,70 @@
+/*
+ * datapath.h: one direction's packet path, device to CAKE to device.
+ */
+#ifndef CAKED_DAEMON_DATAPATH_H
+#define CAKED_DAEMON_DATAPATH_H
+
+#include <stdint.h>
+
+#include "caked/cake.h"
+#include "daemon/log.h"
+
+#define DATAPATH_RX_BATCH	64	/* frames read per wakeup */
+#define DATAPATH_TX_BATCH	256	/* frames written per wakeup */
+#define DATAPATH_DROP_REASONS	(CAKE_DROP_FLUSH + 1)
+
+struct pool;
+
+enum datapath_status {
+	DATAPATH_OK = 0,
+	DATAPATH_BLOCKED,	/* egress queue full: a packet is held */
+	DATAPATH_GONE,		/* a device disappeared (errno in gone_errno) */
+};
+
+/* Every frame read ends in exactly one of these counters. */
+struct datapath_stats {
+	uint64_t	rx_pkts;	/* read and given to the engine */
+	uint64_t	rx_bytes;
+	uint64_t	rx_nobuf;	/* read and discarded: pool empty */
+	uint64_t	rx_oversize;	/* filled the buffer: dropped */
+	uint64_t	rx_errors;	/* failed reads */
+	uint64_t	tx_pkts;	/* written to the egress device */
+	uint64_t	tx_bytes;
+	uint64_t	tx_blocked;	/* writes refused with EAGAIN (kept) */
+	uint64_t	tx_errors;	/* writes failed: packet dropped */
+	uint64_t	drops[DATAPATH_DROP_REASONS];	/* engine, by reason */
+};
+
+struct datapath {
+	const char		*name;		/* "upload" or "download" */
+	int			 in_fd;
+	int			 out_fd;
+	enum cake_link		 link;
+	struct cake		*cake;
+	struct pool		*pool;
+	struct cake_pkt		*held;		/* refused by a full device */
+	int			 gone_errno;
+	uint32_t		 last_tx;	/* sent by the last send */
+	struct datapath_stats	 st;
+	struct log_rate		 rl_rx;
+	struct log_rate		 rl_tx;
+	struct log_rate		 rl_nobuf;
+};
+
+void		datapath_init(struct datapath *dp, const char *name, int in_fd,
+		    int out_fd, enum cake_link link, struct cake *cake,
+		    struct pool *pool);
+/* Reads a batch from in_fd into the engine. Returns enum datapath_status. */
+int		datapath_read(struct datapath *dp, uint64_t now_ns);
+/* Sends what the shaper allows (a held packet first). enum datapath_status. */
+int		datapath_send(struct datapath *dp, uint64_t now_ns);
+/* When datapath_send() should next run; CAKE_TIME_NEVER if blocked or idle. */
+uint64_t	datapath_next_ns(const struct datapath *dp, uint64_t now_ns);
+/* Takes the engine's dropped packets back into the pool, counted by reason. */
+void		datapath_reap(struct datapath *dp);
+/* Drops everything queued or held (counted as flush drops). */
+void		datapath_flush(struct datapath *dp);
+/* Logs the engine's and the I/O counters at LOG_INFO. */
+void		datapath_log_stats(const struct datapath *dp);
+
+#endif /* CAKED_DAEMON_DATAPATH_H */

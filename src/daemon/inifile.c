@@ -1,0 +1,305 @@
+/*
+ * inifile.c: scans an INI file for its structure, because iniparser (which
+ * config.c uses for the values) folds repeated keys into one, forgets line
+ * numbers and accepts any name. The scan follows iniparser's syntax:
+ * comments start with '#' or ';', "[name]" opens a section, "key = value"
+ * sets a key, names are case-insensitive.
+ *
+ * It also keeps the list of error messages about the file, so that
+ * config.c can report all of them, in line order, at the end. It knows
+ * nothing of caked's keys beyond the schema it is given, and never logs.
+ */
+#include <sys/stat.h>
+
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "daemon/inifile.h"
+
+#define INIFILE_MSG_BYTES	640
+#define INIFILE_SECTIONS_MAX	16	/* size of section_line[] */
+
+struct inifile_entry {
+	int	section;
+	char	key[INIFILE_KEY_MAX];
+	int	line;
+};
+
+struct inifile_msg {
+	int	line;
+	int	seq;			/* order of discovery, for ties */
+	char	text[INIFILE_MSG_BYTES];
+};
+
+struct inifile {
+	const char			*path;
+	const struct inifile_schema	*schema;
+	int				 section_line[INIFILE_SECTIONS_MAX];
+	struct inifile_entry		 entries[INIFILE_ENTRIES_MAX];
+	int				 nentries;
+	struct inifile_msg		 msgs[INIFILE_ERRORS_MAX];
+	int				 errors;
+	int				 was_read;
+};
+
+void
+inifile_error(struct inifile *f, int line, const char *fmt, ...)
+{
+	struct inifile_msg	*m;
+	char			 msg[512];
+	va_list			 ap;
+
+	va_start(ap, fmt);
+	(void)vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (f->errors < INIFILE_ERRORS_MAX) {
+		m = &f->msgs[f->errors];
+		m->line = line;
+		m->seq = f->errors;
+		if (line > 0)
+			(void)snprintf(m->text, sizeof(m->text), "%s:%d: %s",
+			    f->path, line, msg);
+		else
+			(void)snprintf(m->text, sizeof(m->text), "%s: %s",
+			    f->path, msg);
+	}
+	f->errors++;
+}
+
+int
+inifile_was_read(const struct inifile *f)
+{
+	return f->was_read;
+}
+
+int
+inifile_errors(const struct inifile *f)
+{
+	return f->errors;
+}
+
+int
+inifile_find(const struct inifile *f, int section, const char *key)
+{
+	int	i;
+
+	for (i = 0; i < f->nentries; i++)
+		if (f->entries[i].section == section &&
+		    strcmp(f->entries[i].key, key) == 0)
+			return f->entries[i].line;
+	return 0;
+}
+
+int
+inifile_section_line(const struct inifile *f, int section)
+{
+	if (section < 0 || section >= f->schema->nsections)
+		return 0;
+	return f->section_line[section];
+}
+
+static char *
+inifile_trim(char *s)
+{
+	char	*end;
+
+	while (isspace((unsigned char)*s))
+		s++;
+	end = s + strlen(s);
+	while (end > s && isspace((unsigned char)end[-1]))
+		*--end = '\0';
+	return s;
+}
+
+static void
+inifile_lower(char *s)
+{
+	for (; *s != '\0'; s++)
+		*s = (char)tolower((unsigned char)*s);
+}
+
+/* Returns the section number of the header at s, or -1 if unknown. */
+static int
+inifile_section(struct inifile *f, char *s, int line)
+{
+	char	*end = strchr(s, ']');
+	int	 i, cur = -1;
+
+	if (end == NULL || *inifile_trim(end + 1) != '\0') {
+		inifile_error(f, line, "expected '[section]', found '%s'", s);
+		return -1;
+	}
+	*end = '\0';
+	s = inifile_trim(s + 1);
+	inifile_lower(s);
+	for (i = 0; i < f->schema->nsections; i++)
+		if (strcmp(f->schema->sections[i], s) == 0)
+			cur = i;
+	if (cur == -1)
+		inifile_error(f, line, "unknown section [%s] (expected %s)", s,
+		    f->schema->expected);
+	else if (f->section_line[cur] != 0)
+		inifile_error(f, line, "duplicate section [%s] (first at line "
+		    "%d)", s, f->section_line[cur]);
+	else
+		f->section_line[cur] = line;
+	return cur;
+}
+
+static void
+inifile_key(struct inifile *f, char *s, int line, int cur)
+{
+	const char	*sec = f->schema->sections[cur];
+	int		 first;
+
+	*strchr(s, '=') = '\0';
+	s = inifile_trim(s);
+	inifile_lower(s);
+	if (*s == '\0')
+		inifile_error(f, line, "[%s] expected 'key = value', found no "
+		    "key", sec);
+	else if (strlen(s) >= INIFILE_KEY_MAX || !f->schema->known_key(cur, s))
+		inifile_error(f, line, "[%s] %s: unknown key", sec, s);
+	else if ((first = inifile_find(f, cur, s)) != 0)
+		inifile_error(f, line, "[%s] %s: duplicate key (first set at "
+		    "line %d)", sec, s, first);
+	else if (f->nentries == INIFILE_ENTRIES_MAX)
+		inifile_error(f, line, "too many keys (at most %d)",
+		    INIFILE_ENTRIES_MAX);
+	else {
+		f->entries[f->nentries].section = cur;
+		(void)snprintf(f->entries[f->nentries].key, INIFILE_KEY_MAX,
+		    "%s", s);
+		f->entries[f->nentries].line = line;
+		f->nentries++;
+	}
+}
+
+/* Scans text (NUL-terminated, modified) line by line. */
+static void
+inifile_scan(struct inifile *f, char *text)
+{
+	char	*next, *s;
+	int	 line = 0, cur = -1, seen_section = 0;
+
+	for (; text != NULL; text = next) {
+		line++;
+		if ((next = strchr(text, '\n')) != NULL)
+			*next++ = '\0';
+		s = inifile_trim(text);
+		if (strlen(text) > INIFILE_LINE_MAX)
+			inifile_error(f, line, "line too long (at most %d "
+			    "characters)", INIFILE_LINE_MAX);
+		else if (*s == '\0' || *s == '#' || *s == ';')
+			continue;
+		else if (s[strlen(s) - 1] == '\\')
+			inifile_error(f, line, "line continuation with '\\' "
+			    "is not supported");
+		else if (*s == '[') {
+			cur = inifile_section(f, s, line);
+			seen_section = 1;
+		} else if (strchr(s, '=') == NULL)
+			inifile_error(f, line, "expected 'key = value' or "
+			    "'[section]', found '%s'", s);
+		else if (!seen_section)
+			inifile_error(f, line, "'%s' is outside any section "
+			    "(expected %s before it)", s, f->schema->expected);
+		else if (cur != -1)
+			inifile_key(f, s, line, cur);
+		/* else: in an unknown section, which was reported */
+	}
+}
+
+/* Reads the whole file into a NUL-terminated buffer. */
+static char *
+inifile_read(struct inifile *f)
+{
+	struct stat	 st;
+	char		*text = NULL;
+	ssize_t		 n;
+	size_t		 got = 0;
+	int		 fd;
+
+	if ((fd = open(f->path, O_RDONLY | O_CLOEXEC)) == -1) {
+		inifile_error(f, 0, "cannot open: %s", strerror(errno));
+		return NULL;
+	}
+	if (fstat(fd, &st) == -1 || !S_ISREG(st.st_mode) ||
+	    st.st_size > INIFILE_BYTES_MAX)
+		inifile_error(f, 0, "expected a regular file of at most %d "
+		    "bytes", INIFILE_BYTES_MAX);
+	else if ((text = malloc((size_t)st.st_size + 1)) == NULL)
+		inifile_error(f, 0, "cannot read: %s", strerror(errno));
+	while (text != NULL && got < (size_t)st.st_size &&
+	    (n = read(fd, text + got, (size_t)st.st_size - got)) != 0) {
+		if (n == -1 && errno != EINTR) {
+			inifile_error(f, 0, "cannot read: %s",
+			    strerror(errno));
+			free(text);
+			text = NULL;
+		} else if (n > 0)
+			got += (size_t)n;
+	}
+	if (text != NULL)
+		text[got] = '\0';
+	close(fd);
+	return text;
+}
+
+struct inifile *
+inifile_open(const char *path, const struct inifile_schema *schema)
+{
+	struct inifile	*f;
+	char		*text;
+
+	if (schema->nsections > INIFILE_SECTIONS_MAX ||
+	    (f = calloc(1, sizeof(*f))) == NULL)
+		return NULL;
+	f->path = path;
+	f->schema = schema;
+	if ((text = inifile_read(f)) != NULL) {
+		f->was_read = 1;
+		inifile_scan(f, text);
+		free(text);
+	}
+	return f;
+}
+
+static int
+inifile_msg_cmp(const void *a, const void *b)
+{
+	const struct inifile_msg	*x = a, *y = b;
+
+	/* Messages about the whole file (line 0) come after located ones. */
+	if (x->line != y->line)
+		return x->line == 0 ? 1 : y->line == 0 ? -1 :
+		    x->line < y->line ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+void
+inifile_close(struct inifile *f, void (*report)(void *, const char *),
+    void *arg)
+{
+	char	msg[128];
+	int	i, n;
+
+	if (f == NULL)
+		return;
+	n = f->errors < INIFILE_ERRORS_MAX ? f->errors : INIFILE_ERRORS_MAX;
+	qsort(f->msgs, (size_t)n, sizeof(f->msgs[0]), inifile_msg_cmp);
+	for (i = 0; i < n; i++)
+		report(arg, f->msgs[i].text);
+	if (f->errors > n) {
+		(void)snprintf(msg, sizeof(msg), "%s: %d more errors not "
+		    "shown", f->path, f->errors - n);
+		report(arg, msg);
+	}
+	free(f);
+}

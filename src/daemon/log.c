@@ -1,0 +1,162 @@
+/*
+ * log.c: log lines to stderr (foreground, systemd's journal picks them up)
+ * or to syslog, filtered by a level, in the manner of OpenBSD's log.c.
+ *
+ * Every function preserves errno. fatal() and fatalx() exit, and are
+ * meant for startup and broken invariants only. The packet path must use
+ * log_rate_warnx(), never a plain log call per packet.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <syslog.h>
+
+#include "daemon/log.h"
+
+static int	 log_to_syslog;
+static int	 log_level = LOG_INFO;
+static const char *log_ident = "caked";
+
+void
+log_init(int to_syslog, int level, const char *ident)
+{
+	if (log_to_syslog && !to_syslog)
+		closelog();
+	log_to_syslog = to_syslog;
+	log_level = level;
+	if (ident != NULL)
+		log_ident = ident;
+	if (log_to_syslog)
+		openlog(log_ident, LOG_PID | LOG_NDELAY, LOG_DAEMON);
+}
+
+void
+log_setlevel(int level)
+{
+	log_level = level;
+}
+
+int
+log_getlevel(void)
+{
+	return log_level;
+}
+
+static void	vlog(int, const char *, va_list, int)
+		    __attribute__((format(printf, 2, 0)));
+
+static void
+vlog(int pri, const char *fmt, va_list ap, int with_errno)
+{
+	char	msg[1024];
+	int	saved_errno = errno;
+
+	if (pri > log_level) {
+		errno = saved_errno;
+		return;
+	}
+	/* A truncated line is still worth logging: vsnprintf terminates it. */
+	(void)vsnprintf(msg, sizeof(msg), fmt, ap);
+	if (log_to_syslog) {
+		if (with_errno)
+			syslog(pri, "%s: %s", msg, strerror(saved_errno));
+		else
+			syslog(pri, "%s", msg);
+	} else {
+		if (with_errno)
+			fprintf(stderr, "%s: %s: %s\n", log_ident, msg,
+			    strerror(saved_errno));
+		else
+			fprintf(stderr, "%s: %s\n", log_ident, msg);
+		fflush(stderr);
+	}
+	errno = saved_errno;
+}
+
+void
+log_warn(const char *fmt, ...)
+{
+	va_list	ap;
+
+	va_start(ap, fmt);
+	vlog(LOG_WARNING, fmt, ap, 1);
+	va_end(ap);
+}
+
+void
+log_warnx(const char *fmt, ...)
+{
+	va_list	ap;
+
+	va_start(ap, fmt);
+	vlog(LOG_WARNING, fmt, ap, 0);
+	va_end(ap);
+}
+
+void
+log_info(const char *fmt, ...)
+{
+	va_list	ap;
+
+	va_start(ap, fmt);
+	vlog(LOG_INFO, fmt, ap, 0);
+	va_end(ap);
+}
+
+void
+log_debug(const char *fmt, ...)
+{
+	va_list	ap;
+
+	va_start(ap, fmt);
+	vlog(LOG_DEBUG, fmt, ap, 0);
+	va_end(ap);
+}
+
+void
+fatal(const char *fmt, ...)
+{
+	va_list	ap;
+
+	va_start(ap, fmt);
+	vlog(LOG_ERR, fmt, ap, 1);
+	va_end(ap);
+	exit(1);
+}
+
+void
+fatalx(const char *fmt, ...)
+{
+	va_list	ap;
+
+	va_start(ap, fmt);
+	vlog(LOG_ERR, fmt, ap, 0);
+	va_end(ap);
+	exit(1);
+}
+
+void
+log_rate_warnx(struct log_rate *rl, uint64_t now_ns, const char *fmt, ...)
+{
+	va_list	ap;
+	char	msg[512];
+	int	saved_errno = errno;
+
+	if (rl->used && now_ns - rl->last_ns < LOG_RATE_INTERVAL_NS) {
+		rl->suppressed++;
+		return;
+	}
+	va_start(ap, fmt);
+	(void)vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (rl->suppressed > 0)
+		log_warnx("%s (%llu similar lines suppressed)", msg,
+		    (unsigned long long)rl->suppressed);
+	else
+		log_warnx("%s", msg);
+	rl->used = 1;
+	rl->last_ns = now_ns;
+	rl->suppressed = 0;
+	errno = saved_errno;
+}

@@ -1,0 +1,435 @@
+/*
+ * loop.c: one libevent base for the whole daemon. Read events on the two
+ * devices feed the engines; one timerfd, armed at the earliest instant
+ * either engine may send (an absolute CLOCK_MONOTONIC deadline), drives
+ * dequeues; a write event wakes a direction whose egress device was full.
+ * Signals arrive as libevent events, so their work runs in the loop:
+ * SIGTERM/SIGINT stop, SIGHUP reloads (parse, then swap), SIGUSR1 logs
+ * statistics.
+ *
+ * Each callback reads the clock once and hands that now_ns to everyone.
+ * The loop owns no devices, engines or pools; it must not parse packets or
+ * configuration itself.
+ */
+#include <sys/prctl.h>
+
+#include <errno.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <event2/event.h>
+
+#include "caked/cake.h"
+#include "daemon/config.h"
+#include "daemon/ctlcmd.h"
+#include "daemon/ctlsock.h"
+#include "daemon/datapath.h"
+#include "daemon/log.h"
+#include "daemon/loop.h"
+#include "daemon/notify.h"
+#include "daemon/timer.h"
+
+#define LOOP_TIMER_SLACK_NS	1	/* wake close to deadlines */
+
+static const int loop_signals[] = { SIGTERM, SIGINT, SIGHUP, SIGUSR1 };
+#define LOOP_SIGNALS	(sizeof(loop_signals) / sizeof(loop_signals[0]))
+
+struct loop_dir {
+	struct loop	*loop;
+	struct datapath	 dp;
+	struct event	*ev_read;
+	struct event	*ev_write;
+};
+
+struct loop {
+	struct event_base	*base;
+	struct loop_setup	 setup;
+	struct loop_dir		 dir[CONFIG_DIRS];
+	struct event		*ev_timer;
+	struct event		*ev_signal[LOOP_SIGNALS];
+	int			 timer_fd;
+	uint64_t		 armed_ns;	/* CAKE_TIME_NEVER: disarmed */
+	int			 exit_code;
+	uint64_t		 reloads;
+	uint64_t		 reload_failures;
+	uint64_t		 timer_spins;	/* see LOOP_SPIN_NS */
+};
+
+static void
+loop_stop(struct loop *l, int code)
+{
+	l->exit_code = code;
+	if (notify_send("STOPPING=1") == -1)
+		log_warn("notify STOPPING");
+	event_base_loopbreak(l->base);
+}
+
+/* Acts on a datapath status; returns 0 if the loop goes on. */
+static int
+loop_status(struct loop *l, struct loop_dir *d, int status)
+{
+	if (status == DATAPATH_BLOCKED && !event_pending(d->ev_write,
+	    EV_WRITE, NULL))
+		event_add(d->ev_write, NULL);
+	if (status != DATAPATH_GONE)
+		return 0;
+	errno = d->dp.gone_errno;
+	log_warn("%s: device gone, stopping", d->dp.name);
+	loop_stop(l, LOOP_EXIT_DEVICE);
+	return -1;
+}
+
+/* Arms the timer for the earliest instant either direction needs. */
+static void
+loop_schedule(struct loop *l, uint64_t now_ns)
+{
+	uint64_t	next = CAKE_TIME_NEVER, t;
+	uint32_t	sent = 0;
+	int		i;
+
+	for (i = 0; i < CONFIG_DIRS; i++) {
+		t = datapath_next_ns(&l->dir[i].dp, now_ns);
+		if (t < next)
+			next = t;
+		sent += l->dir[i].dp.last_tx;
+	}
+	/* An engine that asks for "now" but sent nothing must not spin us. */
+	if (next != CAKE_TIME_NEVER && next <= now_ns && sent == 0) {
+		next = now_ns + LOOP_SPIN_NS;
+		l->timer_spins++;
+	}
+	if (next == l->armed_ns)
+		return;
+	if (next == CAKE_TIME_NEVER) {
+		if (timer_disarm(l->timer_fd) == -1)
+			log_warn("timer disarm");
+	} else if (timer_arm_ns(l->timer_fd, next) == -1) {
+		log_warn("timer arm");
+		loop_stop(l, LOOP_EXIT_FAILURE);
+	}
+	l->armed_ns = next;
+}
+
+/* Sends in every direction that may send now, then re-arms the timer. */
+static void
+loop_service(struct loop *l, uint64_t now_ns)
+{
+	struct loop_dir	*d;
+	int		 i;
+
+	for (i = 0; i < CONFIG_DIRS; i++) {
+		d = &l->dir[i];
+		if (d->dp.held != NULL ||
+		    datapath_next_ns(&d->dp, now_ns) > now_ns)
+			continue;
+		if (loop_status(l, d, datapath_send(&d->dp, now_ns)) == -1)
+			return;
+	}
+	loop_schedule(l, now_ns);
+	for (i = 0; i < CONFIG_DIRS; i++)
+		l->dir[i].dp.last_tx = 0;
+}
+
+static void
+loop_on_read(evutil_socket_t fd, short what, void *arg)
+{
+	struct loop_dir	*d = arg;
+	uint64_t	 now_ns = timer_now_ns();
+
+	(void)fd;
+	(void)what;
+	if (loop_status(d->loop, d, datapath_read(&d->dp, now_ns)) == 0)
+		loop_service(d->loop, now_ns);
+}
+
+static void
+loop_on_write(evutil_socket_t fd, short what, void *arg)
+{
+	struct loop_dir	*d = arg;
+	uint64_t	 now_ns = timer_now_ns();
+
+	(void)fd;
+	(void)what;
+	if (loop_status(d->loop, d, datapath_send(&d->dp, now_ns)) == 0)
+		loop_service(d->loop, now_ns);
+}
+
+static void
+loop_on_timer(evutil_socket_t fd, short what, void *arg)
+{
+	struct loop	*l = arg;
+
+	(void)what;
+	(void)timer_ack(fd);
+	l->armed_ns = CAKE_TIME_NEVER;	/* it fired: re-arm even if equal */
+	loop_service(l, timer_now_ns());
+}
+
+static int
+loop_apply(struct loop *l, const struct caked_config *new)
+{
+	uint64_t	now_ns = timer_now_ns();
+	int		i, err;
+
+	for (i = 0; i < CONFIG_DIRS; i++) {
+		if ((err = cake_change(l->setup.cake[i], &new->cake[i],
+		    now_ns)) != CAKE_OK) {
+			log_warnx("%s: engine refused the new options (error "
+			    "%d)", config_dir_name(i), err);
+			return -1;
+		}
+	}
+	/* Packets of tins that went away come back as drops now. */
+	for (i = 0; i < CONFIG_DIRS; i++)
+		datapath_reap(&l->dir[i].dp);
+	loop_service(l, now_ns);
+	return 0;
+}
+
+/* Parse, then swap. Returns 0, or -1 with a one-line reason in err. */
+static int
+loop_reload(struct loop *l, char *err, size_t errlen)
+{
+	struct caked_config	 new;
+	const char		*what;
+	int			 rv = -1;
+
+	if (notify_send("RELOADING=1") == -1)
+		log_warn("notify RELOADING");
+	log_info("reloading %s", l->setup.path);
+	if (config_load(l->setup.path, &new, config_report_log, NULL) == -1) {
+		(void)snprintf(err, errlen, "%s has errors, not reloaded "
+		    "(see the log)", l->setup.path);
+		log_warnx("%s", err);
+	} else if ((what = config_restart_needed(l->setup.cfg, &new)) !=
+	    NULL) {
+		(void)snprintf(err, errlen, "%s not reloaded: %s changed, "
+		    "which needs a restart", l->setup.path, what);
+		log_warnx("%s", err);
+	} else if (loop_apply(l, &new) == -1)
+		(void)snprintf(err, errlen, "%s not reloaded: the engine "
+		    "refused the options", l->setup.path);
+	else {
+		*l->setup.cfg = new;
+		if (!l->setup.keep_debug)
+			log_setlevel(new.log_level);
+		l->reloads++;
+		log_info("reloaded %s", l->setup.path);
+		rv = 0;
+	}
+	if (rv == -1)
+		l->reload_failures++;
+	if (notify_send("READY=1") == -1)
+		log_warn("notify READY");
+	return rv;
+}
+
+/* ---- control socket callbacks (ctlcmd_ops) ------------------------------ */
+
+static int
+loop_ctl_snapshot(void *arg, int dir, struct cake_stats *st,
+    struct cake_config *cfg)
+{
+	struct loop	*l = arg;
+
+	if (dir < 0 || dir >= CONFIG_DIRS || l->setup.cake[dir] == NULL)
+		return -1;
+	cake_get_stats(l->setup.cake[dir], st);
+	cake_get_config(l->setup.cake[dir], cfg);
+	return 0;
+}
+
+/* As tc change: applied live, queued packets kept (until the next reload). */
+static int
+loop_ctl_change(void *arg, int dir, const struct cake_config *cfg,
+    char *err, size_t errlen)
+{
+	struct loop	*l = arg;
+	uint64_t	 now_ns = timer_now_ns();
+	int		 rc;
+
+	if (dir < 0 || dir >= CONFIG_DIRS || l->setup.cake[dir] == NULL)
+		return -1;
+	if ((rc = cake_change(l->setup.cake[dir], cfg, now_ns)) != CAKE_OK) {
+		(void)snprintf(err, errlen, "the engine refused the options "
+		    "(error %d)", rc);
+		return -1;
+	}
+	l->setup.cfg->cake[dir] = *cfg;
+	datapath_reap(&l->dir[dir].dp);	/* packets of tins that went away */
+	loop_service(l, now_ns);
+	return 0;
+}
+
+static int
+loop_ctl_reload(void *arg, char *err, size_t errlen)
+{
+	return loop_reload(arg, err, errlen);
+}
+
+static void
+loop_ctl_counters(void *arg, struct ctlcmd_counters *c)
+{
+	struct loop	*l = arg;
+
+	ctlsock_counters(l->setup.ctl, c);
+}
+
+static int
+loop_ctl_start(struct loop *l)
+{
+	struct ctlcmd_ops	ops;
+
+	if (l->setup.ctl == NULL)
+		return 0;
+	memset(&ops, 0, sizeof(ops));
+	ops.arg = l;
+	ops.version = l->setup.version;
+	ops.snapshot = loop_ctl_snapshot;
+	ops.change = loop_ctl_change;
+	ops.reload = loop_ctl_reload;
+	ops.counters = loop_ctl_counters;
+	return ctlsock_start(l->setup.ctl, l->base, &ops);
+}
+
+static void
+loop_on_signal(evutil_socket_t sig, short what, void *arg)
+{
+	struct loop	*l = arg;
+	char		 err[CTLCMD_ERR_MAX];
+	int		 i;
+
+	(void)what;
+	switch (sig) {
+	case SIGTERM:
+	case SIGINT:
+		log_info("signal %d: stopping", (int)sig);
+		loop_stop(l, LOOP_EXIT_STOP);
+		break;
+	case SIGHUP:
+		(void)loop_reload(l, err, sizeof(err));
+		break;
+	case SIGUSR1:
+		for (i = 0; i < CONFIG_DIRS; i++)
+			datapath_log_stats(&l->dir[i].dp);
+		log_info("loop: reloads=%llu reload_failures=%llu "
+		    "timer_spins=%llu", (unsigned long long)l->reloads,
+		    (unsigned long long)l->reload_failures,
+		    (unsigned long long)l->timer_spins);
+		break;
+	}
+}
+
+static int
+loop_events(struct loop *l)
+{
+	const struct loop_setup	*s = &l->setup;
+	struct loop_dir		*d;
+	size_t			 i;
+	int			 in_fd, out_fd;
+
+	for (i = 0; i < CONFIG_DIRS; i++) {
+		d = &l->dir[i];
+		d->loop = l;
+		in_fd = i == CONFIG_UPLOAD ? s->lan_fd : s->wan_fd;
+		out_fd = i == CONFIG_UPLOAD ? s->wan_fd : s->lan_fd;
+		datapath_init(&d->dp, config_dir_name(i), in_fd, out_fd,
+		    s->cfg->mode == CONFIG_MODE_TAP ? CAKE_LINK_ETHERNET :
+		    CAKE_LINK_IP, s->cake[i], s->pool[i]);
+		d->ev_read = event_new(l->base, in_fd, EV_READ | EV_PERSIST,
+		    loop_on_read, d);
+		d->ev_write = event_new(l->base, out_fd, EV_WRITE,
+		    loop_on_write, d);
+		if (d->ev_read == NULL || d->ev_write == NULL ||
+		    event_add(d->ev_read, NULL) == -1)
+			return -1;
+	}
+	l->ev_timer = event_new(l->base, l->timer_fd, EV_READ | EV_PERSIST,
+	    loop_on_timer, l);
+	if (l->ev_timer == NULL || event_add(l->ev_timer, NULL) == -1)
+		return -1;
+	for (i = 0; i < LOOP_SIGNALS; i++) {
+		l->ev_signal[i] = evsignal_new(l->base, loop_signals[i],
+		    loop_on_signal, l);
+		if (l->ev_signal[i] == NULL ||
+		    evsignal_add(l->ev_signal[i], NULL) == -1)
+			return -1;
+	}
+	return 0;
+}
+
+struct loop *
+loop_create(const struct loop_setup *setup)
+{
+	struct loop	*l;
+
+	if ((l = calloc(1, sizeof(*l))) == NULL) {
+		log_warn("%s", __func__);
+		return NULL;
+	}
+	l->setup = *setup;
+	l->armed_ns = CAKE_TIME_NEVER;
+	l->timer_fd = -1;
+	/* The default 50 us slack would add jitter to every deadline. */
+	if (prctl(PR_SET_TIMERSLACK, LOOP_TIMER_SLACK_NS, 0, 0, 0) == -1)
+		log_warn("prctl PR_SET_TIMERSLACK");
+	if ((l->timer_fd = timer_open()) == -1) {
+		log_warn("timerfd");
+		goto fail;
+	}
+	if ((l->base = event_base_new()) == NULL) {
+		log_warnx("event_base_new failed");
+		goto fail;
+	}
+	if (loop_events(l) == -1 || loop_ctl_start(l) == -1) {
+		log_warnx("cannot set up the loop's events");
+		goto fail;
+	}
+	return l;
+fail:
+	loop_destroy(l);
+	return NULL;
+}
+
+int
+loop_run(struct loop *l)
+{
+	l->exit_code = LOOP_EXIT_STOP;
+	if (event_base_dispatch(l->base) == -1) {
+		log_warnx("event loop failed");
+		return LOOP_EXIT_FAILURE;
+	}
+	return l->exit_code;
+}
+
+void
+loop_destroy(struct loop *l)
+{
+	size_t	i;
+
+	if (l == NULL)
+		return;
+	for (i = 0; i < CONFIG_DIRS; i++) {
+		if (l->dir[i].dp.cake != NULL)
+			datapath_flush(&l->dir[i].dp);
+		if (l->dir[i].ev_read != NULL)
+			event_free(l->dir[i].ev_read);
+		if (l->dir[i].ev_write != NULL)
+			event_free(l->dir[i].ev_write);
+	}
+	ctlsock_stop(l->setup.ctl);	/* its events use our base */
+	for (i = 0; i < LOOP_SIGNALS; i++)
+		if (l->ev_signal[i] != NULL)
+			event_free(l->ev_signal[i]);
+	if (l->ev_timer != NULL)
+		event_free(l->ev_timer);
+	if (l->base != NULL)
+		event_base_free(l->base);
+	if (l->timer_fd != -1)
+		close(l->timer_fd);
+	free(l);
+}

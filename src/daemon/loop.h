@@ -1,0 +1,45 @@
+/*
+ * loop.h: the event loop that connects devices, engines and signals.
+ */
+#ifndef CAKED_DAEMON_LOOP_H
+#define CAKED_DAEMON_LOOP_H
+
+#include <stdint.h>
+
+struct cake;
+struct caked_config;
+struct ctlsock;
+struct pool;
+
+#define LOOP_SPIN_NS	50000	/* retry delay when the engine idles early */
+
+/* What loop_run() returns. */
+enum loop_exit {
+	LOOP_EXIT_STOP = 0,	/* SIGTERM or SIGINT */
+	LOOP_EXIT_FAILURE = 1,	/* libevent or timerfd failed */
+	LOOP_EXIT_DEVICE = 3,	/* a device disappeared */
+};
+
+/* The resources the loop wires together; all stay owned by the caller. */
+struct loop_setup {
+	struct caked_config	*cfg;		/* replaced on reload */
+	const char		*path;		/* configuration file */
+	int			 keep_debug;	/* -d: keep debug on reload */
+	int			 lan_fd;
+	int			 wan_fd;
+	struct cake		*cake[2];	/* upload, download */
+	struct pool		*pool[2];
+	struct ctlsock		*ctl;		/* control socket, or NULL */
+	const char		*version;	/* shown by cakectl version */
+};
+
+struct loop;
+
+/* Creates the loop and its events. NULL on failure (logged). */
+struct loop	*loop_create(const struct loop_setup *setup);
+/* Runs until a stop signal or a fatal error. Returns enum loop_exit. */
+int		 loop_run(struct loop *l);
+/* Drops what is still queued (counted) and frees the loop. */
+void		 loop_destroy(struct loop *l);
+
+#endif /* CAKED_DAEMON_LOOP_H */

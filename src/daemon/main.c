@@ -1,0 +1,290 @@
+/*
+ * main.c: caked's entry point. It reads the command line, then starts the
+ * daemon in a fixed order that can be read top to bottom here: logging,
+ * configuration, devices, engines, privileges, loop, readiness; and stops
+ * it in reverse.
+ *
+ * caked stays in the foreground (as systemd wants); exit codes are those
+ * of caked(8): 0 stopped cleanly or configuration OK, 1 configuration or
+ * other error, 2 usage error, 3 device error.
+ */
+#include <sys/random.h>
+
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <syslog.h>
+#include <unistd.h>
+
+#include "caked/cake.h"
+#include "daemon/config.h"
+#include "daemon/ctlsock.h"
+#include "daemon/log.h"
+#include "daemon/loop.h"
+#include "daemon/notify.h"
+#include "daemon/pool.h"
+#include "daemon/privdrop.h"
+#include "daemon/rtnl.h"
+#include "daemon/tun.h"
+
+#ifndef CAKED_CONFFILE
+#define CAKED_CONFFILE		"/etc/caked.conf"	/* set by Makefile.am */
+#endif
+#ifndef CAKED_VERSION
+#define CAKED_VERSION		"unknown"
+#endif
+#define EXIT_CONFIG		1
+#define EXIT_USAGE		2
+#define EXIT_DEVICE		3
+#define MAIN_LINK_HDR_BYTES	22	/* Ethernet header and two VLAN tags */
+
+struct main_state {
+	struct caked_config	 cfg;
+	int			 fd[CONFIG_DIRS];	/* lan, wan */
+	struct pool		*pool[CONFIG_DIRS];	/* upload, download */
+	struct cake		*cake[CONFIG_DIRS];
+	struct ctlsock		*ctl;			/* control socket */
+};
+
+static void
+usage(FILE *fp)
+{
+	fprintf(fp, "usage: caked [-dhstVv] [-c file]\n");
+}
+
+static void
+main_report_stderr(void *arg, const char *msg)
+{
+	(void)arg;
+	fprintf(stderr, "%s\n", msg);
+}
+
+static int
+main_devices(struct main_state *ms)
+{
+	const char	*names[CONFIG_DIRS] = { ms->cfg.lan, ms->cfg.wan };
+	int		 i, tap = ms->cfg.mode == CONFIG_MODE_TAP;
+
+	for (i = 0; i < CONFIG_DIRS; i++) {
+		if ((ms->fd[i] = tun_open(names[i], tap)) == -1) {
+			log_warn("%s: cannot open %s device", names[i],
+			    tap ? "tap" : "tun");
+			return -1;
+		}
+		if (rtnl_link_up(names[i], ms->cfg.mtu) == -1) {
+			log_warn("%s: cannot set mtu %u and bring it up",
+			    names[i], ms->cfg.mtu);
+			return -1;
+		}
+		log_debug("%s: %s device up, mtu %u", names[i],
+		    tap ? "tap" : "tun", ms->cfg.mtu);
+	}
+	return 0;
+}
+
+static int
+main_engines(struct main_state *ms)
+{
+	struct cake_env	env;
+	uint32_t	frame_bytes;
+	int		i, err;
+
+	memset(&env, 0, sizeof(env));
+	env.link = ms->cfg.mode == CONFIG_MODE_TAP ? CAKE_LINK_ETHERNET :
+	    CAKE_LINK_IP;
+	env.mtu = ms->cfg.mtu;
+	frame_bytes = ms->cfg.mtu + 1 +
+	    (env.link == CAKE_LINK_ETHERNET ? MAIN_LINK_HDR_BYTES : 0);
+	env.alloc = pool_alloc;
+	for (i = 0; i < CONFIG_DIRS; i++) {
+		if (getrandom(&env.seed, sizeof(env.seed), 0) !=
+		    (ssize_t)sizeof(env.seed)) {
+			log_warn("getrandom");
+			return -1;
+		}
+		if ((ms->pool[i] = pool_create(frame_bytes)) == NULL) {
+			log_warn("%s: packet pool", config_dir_name(i));
+			return -1;
+		}
+		env.alloc_arg = ms->pool[i];
+		if ((ms->cake[i] = cake_create(&ms->cfg.cake[i], &env,
+		    &err)) == NULL) {
+			log_warnx("%s: cannot create the CAKE instance (error "
+			    "%d)", config_dir_name(i), err);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static void
+main_cleanup(struct main_state *ms)
+{
+	int	i;
+
+	ctlsock_close(ms->ctl);
+	for (i = 0; i < CONFIG_DIRS; i++) {
+		if (ms->cake[i] != NULL)
+			cake_destroy(ms->cake[i]);
+		pool_destroy(ms->pool[i]);
+		if (ms->fd[i] != -1)
+			close(ms->fd[i]);
+	}
+}
+
+static int
+main_run(struct main_state *ms, const char *path, int debug)
+{
+	struct loop_setup	 setup;
+	struct loop		*l;
+	int			 rv;
+
+	memset(&setup, 0, sizeof(setup));
+	setup.cfg = &ms->cfg;
+	setup.path = path;
+	setup.keep_debug = debug;
+	setup.lan_fd = ms->fd[0];
+	setup.wan_fd = ms->fd[1];
+	setup.cake[CONFIG_UPLOAD] = ms->cake[CONFIG_UPLOAD];
+	setup.cake[CONFIG_DOWNLOAD] = ms->cake[CONFIG_DOWNLOAD];
+	setup.pool[CONFIG_UPLOAD] = ms->pool[CONFIG_UPLOAD];
+	setup.pool[CONFIG_DOWNLOAD] = ms->pool[CONFIG_DOWNLOAD];
+	setup.ctl = ms->ctl;
+	setup.version = CAKED_VERSION;
+	if ((l = loop_create(&setup)) == NULL)
+		return EXIT_CONFIG;
+	if (notify_send("READY=1") == -1)
+		log_warn("notify READY");
+	log_info("started: %s mode, lan %s, wan %s, mtu %u",
+	    ms->cfg.mode == CONFIG_MODE_TAP ? "tap" : "tun", ms->cfg.lan,
+	    ms->cfg.wan, ms->cfg.mtu);
+	rv = loop_run(l);
+	loop_destroy(l);
+	log_info("stopped");
+	return rv;
+}
+
+struct main_opts {
+	const char	*path;
+	int		 debug;
+	int		 to_syslog;
+	int		 test;
+	int		 verbose;
+};
+
+/* Parses the command line: -1 to go on, else the exit status. */
+static int
+main_options(int argc, char *argv[], struct main_opts *o)
+{
+	static const struct option longopts[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int	ch;
+
+	while ((ch = getopt_long(argc, argv, "c:dhstVv", longopts, NULL)) !=
+	    -1) {
+		switch (ch) {
+		case 'c':
+			o->path = optarg;
+			break;
+		case 'd':
+			o->debug = 1;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		case 's':
+			o->to_syslog = 1;
+			break;
+		case 't':
+			o->test = 1;
+			break;
+		case 'V':
+			printf("caked %s\n", CAKED_VERSION);
+			return 0;
+		case 'v':
+			o->verbose = 1;
+			break;
+		default:
+			usage(stderr);
+			return EXIT_USAGE;
+		}
+	}
+	if (optind != argc) {
+		fprintf(stderr, "caked: unexpected argument '%s'\n",
+		    argv[optind]);
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	return -1;
+}
+
+int
+main(int argc, char *argv[])
+{
+	struct main_opts	o = { CAKED_CONFFILE, 0, 0, 0, 0 };
+	struct main_state	ms;
+	struct ctlsock_params	ctl;
+	int			rv;
+
+	if ((rv = main_options(argc, argv, &o)) != -1)
+		return rv;
+
+	/* 1. logging: stderr until the configuration says otherwise */
+	log_init(0, o.debug ? LOG_DEBUG : LOG_INFO, "caked");
+
+	/* 2. configuration */
+	memset(&ms, 0, sizeof(ms));
+	ms.fd[0] = ms.fd[1] = -1;
+	if (config_load(o.path, &ms.cfg, o.test ? main_report_stderr :
+	    config_report_log, NULL) == -1) {
+		fprintf(stderr, "caked: %s: configuration has errors\n",
+		    o.path);
+		return EXIT_CONFIG;
+	}
+	if (o.verbose && config_print(&ms.cfg, stdout) == -1) {
+		fprintf(stderr, "caked: cannot print the configuration\n");
+		return EXIT_CONFIG;
+	}
+	if (o.test) {
+		printf("configuration OK\n");
+		return 0;
+	}
+	log_init(o.to_syslog || ms.cfg.log_syslog,
+	    o.debug ? LOG_DEBUG : ms.cfg.log_level, "caked");
+	if (signal(SIGPIPE, SIG_IGN) == SIG_ERR)
+		log_warn("ignoring SIGPIPE");
+
+	/* 3. devices, 4. engines, 5. privileges */
+	rv = EXIT_DEVICE;
+	if (main_devices(&ms) == -1)
+		goto out;
+	rv = EXIT_CONFIG;
+	if (main_engines(&ms) == -1)
+		goto out;
+	/* The socket is bound and chowned while still root. */
+	ctl.path = ms.cfg.control;
+	ctl.group = ms.cfg.control_gid;
+	ctl.has_admin = ms.cfg.admin_gid != (gid_t)-1;
+	ctl.admin_gid = ms.cfg.admin_gid;
+	if ((ms.ctl = ctlsock_open(&ctl)) == NULL)
+		goto out;
+	if (ms.cfg.user[0] != '\0') {
+		if (privdrop_user(ms.cfg.user) == -1) {
+			log_warn("cannot switch to user %s", ms.cfg.user);
+			goto out;
+		}
+		log_debug("running as user %s", ms.cfg.user);
+	}
+
+	/* 6. loop and readiness */
+	rv = main_run(&ms, o.path, o.debug);
+out:
+	main_cleanup(&ms);
+	return rv;
+}

@@ -1,0 +1,53 @@
+/*
+ * notify.c: tells systemd (Type=notify) that caked is ready, reloading or
+ * stopping, by sending a datagram to $NOTIFY_SOCKET as sd_notify(3)
+ * describes, without linking libsystemd (as chrony does).
+ *
+ * It never blocks and never fails the daemon: the caller logs an error.
+ */
+#include <sys/socket.h>
+#include <sys/un.h>
+
+#include <errno.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "daemon/notify.h"
+
+int
+notify_send(const char *state)
+{
+	struct sockaddr_un	 sun;
+	const char		*path = getenv("NOTIFY_SOCKET");
+	size_t			 len;
+	socklen_t		 salen;
+	ssize_t			 n;
+	int			 fd, saved;
+
+	if (path == NULL || *path == '\0')
+		return 0;
+	/* An abstract socket is written with '@' in place of the NUL. */
+	if ((*path != '/' && *path != '@') ||
+	    (len = strlen(path)) >= sizeof(sun.sun_path)) {
+		errno = EINVAL;
+		return -1;
+	}
+	memset(&sun, 0, sizeof(sun));
+	sun.sun_family = AF_UNIX;
+	memcpy(sun.sun_path, path, len);
+	if (*path == '@')
+		sun.sun_path[0] = '\0';
+	salen = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + len +
+	    (*path == '@' ? 0 : 1));
+	fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (fd == -1)
+		return -1;
+	n = sendto(fd, state, strlen(state), MSG_NOSIGNAL,
+	    (struct sockaddr *)&sun, salen);
+	saved = errno;
+	close(fd);
+	errno = saved;
+	return n == -1 ? -1 : 1;
+}

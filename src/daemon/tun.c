@@ -1,0 +1,90 @@
+/*
+ * tun.c: the adapter for /dev/net/tun. It opens a TAP or TUN device (new,
+ * or an existing persistent one), and moves frames between the fd and the
+ * caller's buffers, a batch of reads per wakeup.
+ *
+ * No packet information header (IFF_NO_PI) and no vnet header: the kernel
+ * hands over plain frames, at most one MTU long. This module neither
+ * parses nor queues, and it does not configure links (rtnl.c does).
+ */
+#include <sys/ioctl.h>
+
+#include <net/if.h>
+#include <linux/if_tun.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "daemon/tun.h"
+
+#define TUN_DEV		"/dev/net/tun"
+
+int
+tun_open(const char *name, int tap)
+{
+	struct ifreq	ifr;
+	int		fd, saved;
+
+	if (strlen(name) >= sizeof(ifr.ifr_name)) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	if ((fd = open(TUN_DEV, O_RDWR | O_NONBLOCK | O_CLOEXEC)) == -1)
+		return -1;
+	memset(&ifr, 0, sizeof(ifr));
+	ifr.ifr_flags = (short)((tap ? IFF_TAP : IFF_TUN) | IFF_NO_PI);
+	memcpy(ifr.ifr_name, name, strlen(name));
+	if (ioctl(fd, TUNSETIFF, &ifr) == -1) {
+		saved = errno;
+		close(fd);
+		errno = saved;
+		return -1;
+	}
+	return fd;
+}
+
+int
+tun_read_batch(int fd, uint8_t *const bufs[], const uint32_t caps[],
+    uint32_t lens[], int n)
+{
+	ssize_t	r;
+	int	i;
+
+	for (i = 0; i < n; i++) {
+		r = read(fd, bufs[i], caps[i]);
+		if (r == -1 && errno == EINTR) {
+			i--;
+			continue;
+		}
+		if (r == -1 && (errno == EAGAIN || errno == EWOULDBLOCK))
+			break;
+		if (r == -1)
+			return i > 0 ? i : -1;	/* reported by the next call */
+		if (r == 0)
+			break;
+		lens[i] = (uint32_t)r;
+	}
+	return i;
+}
+
+int
+tun_write(int fd, const uint8_t *buf, uint32_t len)
+{
+	ssize_t	r;
+
+	do {
+		r = write(fd, buf, len);
+	} while (r == -1 && errno == EINTR);
+	if (r == -1)
+		return errno == EAGAIN || errno == EWOULDBLOCK ? 0 : -1;
+	return 1;
+}
+
+int
+tun_gone(int err)
+{
+	/* The kernel returns EBADFD once the device is deleted (tun.c). */
+	return err == EBADFD || err == ENODEV || err == EBADF;
+}

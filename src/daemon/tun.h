@@ -1,0 +1,30 @@
+/*
+ * tun.h: TAP (Ethernet) and TUN (IP) devices through /dev/net/tun.
+ */
+#ifndef CAKED_DAEMON_TUN_H
+#define CAKED_DAEMON_TUN_H
+
+#include <sys/types.h>
+
+#include <stdint.h>
+
+/*
+ * Creates device name, or attaches to the persistent device of that name,
+ * as TAP (tap != 0) or TUN, without packet information. Returns an fd
+ * (O_NONBLOCK | O_CLOEXEC), or -1 with errno (ENAMETOOLONG if name does
+ * not fit IFNAMSIZ).
+ */
+int	tun_open(const char *name, int tap);
+/*
+ * Reads up to n frames, frame i into bufs[i] (caps[i] bytes), its length
+ * into lens[i]. Returns the number read (0 if none was waiting), or -1
+ * with errno if the first read failed.
+ */
+int	tun_read_batch(int fd, uint8_t *const bufs[], const uint32_t caps[],
+	    uint32_t lens[], int n);
+/* Writes a frame: 1 if written, 0 if the device is full, -1 with errno. */
+int	tun_write(int fd, const uint8_t *buf, uint32_t len);
+/* Whether errno from a read or write says the device is gone for good. */
+int	tun_gone(int err);
+
+#endif /* CAKED_DAEMON_TUN_H */

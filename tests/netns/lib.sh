@@ -1,0 +1,613 @@
+# tests/netns/lib.sh: helpers sourced by every network-namespace test.
+#
+# Builds small testbeds out of namespaces, veth pairs and bridges, starts a
+# forwarder (caked, or the bare tests/bench/tapfwd) inside the router
+# namespace, and measures: ping RTT statistics and iperf3 goodput.
+#
+# Rules it enforces (see /work/shared/TESTBED.md): every address used lives
+# inside namespaces this run created (10.201.x.x, 10.202.x.x); namespaces are
+# named with a per-run prefix; every load is bounded; everything started is
+# stopped by its saved PID; everything is deleted on EXIT even on failure.
+# It must not touch the root namespace's interfaces, routes or sysctls.
+#
+# Environment: top_builddir / top_srcdir (set by make check), CAKED (path
+# of the caked binary, default $top_builddir/caked), TAPFWD (default
+# $top_builddir/tests/bench/tapfwd), NETNS_TCP_CC (TCP congestion control
+# of the iperf3 loads, default cubic as on a stock Debian host; the host's
+# own default may differ, e.g. bbr), NETNS_KEEP_LOGS=1 keeps the temp dir,
+# NETNS_FORWARDER=tapfwd runs the bare forwarder where caked would run (to
+# check a testbed's mechanics; rate and latency checks then fail).
+
+set -u
+
+: "${top_builddir:=.}"
+: "${top_srcdir:=$(cd "$(dirname "$0")/../.." && pwd)}"
+: "${CAKED:=$top_builddir/caked}"
+: "${TAPFWD:=$top_builddir/tests/bench/tapfwd}"
+
+NETNS_PFX="ck$$"		# per-run prefix of every namespace
+: "${NETNS_TCP_CC:=cubic}"
+grep -qw "$NETNS_TCP_CC" /proc/sys/net/ipv4/tcp_available_congestion_control \
+    2>/dev/null || NETNS_TCP_CC=""
+IPERF_CC=${NETNS_TCP_CC:+-C $NETNS_TCP_CC}
+NETNS_LIST=""			# namespaces this run created
+NETNS_PIDS=""			# background processes this run started
+NETNS_TMP=""			# temp dir: configs, logs, ping and iperf3 output
+NETNS_FAILED=0
+FWD_PID=""			# the forwarder (caked or tapfwd) of the topology
+FWD_CONF=""
+
+# Address plan. TAP and plain topologies: one L2 subnet 10.201.1.0/24.
+# TUN topology: client 10.202.1.0/24, server 10.202.2.0/24, router between.
+CLIENT_IP=""
+SERVER_IP=""
+NS_C=""
+NS_R=""
+NS_S=""
+LAN_DEV=tlan
+WAN_DEV=twan
+
+log()
+{
+	printf '[%s] %s\n' "$(date +%H:%M:%S)" "$*"
+}
+
+skip()
+{
+	echo "SKIP: $*"
+	exit 77
+}
+
+fail()
+{
+	echo "FAIL: $*"
+	NETNS_FAILED=1
+	exit 1
+}
+
+# ---- requirements ----------------------------------------------------------
+
+netns_require()
+{
+	local t
+
+	[ "$(id -u)" = 0 ] || skip "needs root (network namespaces)"
+	[ -c /dev/net/tun ] || skip "/dev/net/tun missing"
+	for t in ip awk sort timeout "$@"; do
+		command -v "$t" >/dev/null 2>&1 || skip "tool '$t' not installed"
+	done
+	ip netns add "${NETNS_PFX}probe" 2>/dev/null ||
+	    skip "cannot create network namespaces"
+	ip netns del "${NETNS_PFX}probe"
+}
+
+netns_require_tapfwd()
+{
+	[ -x "$TAPFWD" ] || skip "tapfwd not built at $TAPFWD"
+}
+
+# netns_require_caked [WHAT_PASSED]: SKIP unless caked is built.
+netns_require_caked()
+{
+	[ "${NETNS_FORWARDER:-caked}" = tapfwd ] && return 0
+	[ -x "$CAKED" ] || skip "${1:+$1; }caked not built at $CAKED"
+}
+
+# Only one netns test at a time: `make -j check` would otherwise run the
+# load tests concurrently and spoil each other's figures. The lock is fd 9;
+# background children are started with 9>&- so none can keep it.
+netns_lock()
+{
+	command -v flock >/dev/null 2>&1 || return 0
+	exec 9>"${TMPDIR:-/tmp}/caked-netns-tests.lock"
+	flock -n 9 && return 0
+	log "waiting for another netns test to finish (lock)"
+	flock -w 600 9 || fail "could not take the netns test lock"
+}
+
+# ---- setup and cleanup -----------------------------------------------------
+
+netns_cleanup()
+{
+	local rc=$? pid ns i
+
+	trap - EXIT INT TERM
+	for pid in $NETNS_PIDS; do
+		netns_is_child "$pid" && kill -TERM "$pid" 2>/dev/null
+	done
+	for pid in $NETNS_PIDS; do
+		for i in 1 2 3 4 5 6 7 8 9 10; do
+			netns_is_child "$pid" || break
+			sleep 0.1
+		done
+		netns_is_child "$pid" && kill -KILL "$pid" 2>/dev/null
+		wait "$pid" 2>/dev/null
+	done
+	for ns in $NETNS_LIST; do
+		ip netns del "$ns" 2>/dev/null
+	done
+	if [ -n "$NETNS_TMP" ] && [ -d "$NETNS_TMP" ]; then
+		if [ "$rc" != 0 ] && [ "$rc" != 77 ] && [ -f "$NETNS_TMP/fwd.log" ]; then
+			echo "---- forwarder log (last 30 lines) ----"
+			tail -n 30 "$NETNS_TMP/fwd.log"
+		fi
+		if [ "${NETNS_KEEP_LOGS:-0}" = 1 ]; then
+			echo "logs kept in $NETNS_TMP"
+		else
+			rm -rf "$NETNS_TMP"
+		fi
+	fi
+	exit "$rc"
+}
+
+netns_init()
+{
+	netns_require "$@"
+	NETNS_TMP=$(mktemp -d "${TMPDIR:-/tmp}/caked-netns.XXXXXX") ||
+	    fail "mktemp"
+	trap netns_cleanup EXIT
+	trap 'exit 130' INT
+	trap 'exit 143' TERM
+	netns_lock
+}
+
+# netns_is_child PID: true while PID is a running (not zombie) child of this
+# shell
+# (never signal a PID that has been reused by someone else's process).
+netns_is_child()
+{
+	[ "$(awk '/^State:/ { s = $2 } /^PPid:/ { p = $2 }
+	    END { if (s != "Z") print p }' "/proc/$1/status" 2>/dev/null)" = $$ ]
+}
+
+# Remember a background PID so cleanup stops it.
+netns_track()
+{
+	NETNS_PIDS="$NETNS_PIDS $1"
+}
+
+# Stop one tracked process by PID and wait for it.
+netns_stop_pid()
+{
+	local pid=$1 i
+
+	netns_is_child "$pid" && kill -TERM "$pid" 2>/dev/null
+	for i in $(seq 1 30); do
+		netns_is_child "$pid" || break
+		sleep 0.1
+	done
+	netns_is_child "$pid" && kill -KILL "$pid" 2>/dev/null
+	wait "$pid" 2>/dev/null
+	NETNS_PIDS=$(echo "$NETNS_PIDS" | tr ' ' '\n' | grep -vx "$pid" | tr '\n' ' ')
+}
+
+netns_add()
+{
+	ip netns add "$1" || fail "ip netns add $1"
+	NETNS_LIST="$NETNS_LIST $1"
+	ip -n "$1" link set lo up
+	ip netns exec "$1" sysctl -qw net.ipv6.conf.all.disable_ipv6=1
+	ip netns exec "$1" sysctl -qw net.ipv6.conf.default.disable_ipv6=1
+}
+
+# Turn off segmentation and receive offloads so that every queue on the way
+# (HTB, the TAP device, caked) sees MTU-sized packets, as on a real link.
+netns_no_offload()
+{
+	command -v ethtool >/dev/null 2>&1 || return 0
+	ip netns exec "$1" ethtool -K "$2" tso off gso off gro off \
+	    >/dev/null 2>&1 || true
+}
+
+# netns_veth NS_A DEV_A NS_B DEV_B: a veth pair between two namespaces.
+netns_veth()
+{
+	ip -n "$1" link add "$2" type veth peer name "$4" netns "$3" ||
+	    fail "veth $1:$2 - $3:$4"
+	netns_no_offload "$1" "$2"
+	netns_no_offload "$3" "$4"
+	ip -n "$1" link set "$2" up
+	ip -n "$3" link set "$4" up
+}
+
+netns_bridge()
+{
+	ip -n "$1" link add "$2" type bridge stp_state 0 forward_delay 0 ||
+	    fail "bridge $2"
+	ip -n "$1" link set "$2" up
+}
+
+# The three namespaces every topology has; $1 tags a second testbed of the
+# same run (e.g. "h" for the HTB comparison).
+netns_hosts()
+{
+	local tag=${1:-}
+
+	NS_C="${NETNS_PFX}${tag}c"
+	NS_R="${NETNS_PFX}${tag}r"
+	NS_S="${NETNS_PFX}${tag}s"
+	netns_add "$NS_C"
+	netns_add "$NS_R"
+	netns_add "$NS_S"
+	netns_veth "$NS_C" eth0 "$NS_R" vc
+	netns_veth "$NS_S" eth0 "$NS_R" vs
+}
+
+# (a) TAP bump in the wire. client -- vc [br-lan + tlan] FWD [twan + br-wan]
+# vs -- server; one subnet. The forwarder is attached by netns_attach_tap.
+netns_topo_tap()
+{
+	netns_hosts "${1:-}"
+	CLIENT_IP=10.201.1.1
+	SERVER_IP=10.201.1.2
+	TOPO=tap
+	ip -n "$NS_C" addr add "$CLIENT_IP/24" dev eth0
+	ip -n "$NS_S" addr add "$SERVER_IP/24" dev eth0
+	netns_bridge "$NS_R" br-lan
+	netns_bridge "$NS_R" br-wan
+	ip -n "$NS_R" link set vc master br-lan
+	ip -n "$NS_R" link set vs master br-wan
+}
+
+# Plain bridge, no forwarder: the kernel-only baseline (HTB goes on vs).
+netns_topo_plain()
+{
+	netns_hosts "${1:-}"
+	CLIENT_IP=10.201.1.1
+	SERVER_IP=10.201.1.2
+	TOPO=plain
+	ip -n "$NS_C" addr add "$CLIENT_IP/24" dev eth0
+	ip -n "$NS_S" addr add "$SERVER_IP/24" dev eth0
+	netns_bridge "$NS_R" br0
+	ip -n "$NS_R" link set vc master br0
+	ip -n "$NS_R" link set vs master br0
+}
+
+# (b) TUN: routed. Packets arriving on vc go to tlan (table 100), packets
+# arriving on vs go to twan (table 200); what the forwarder writes into
+# twan / tlan is forwarded by the main table to vs / vc.
+netns_topo_tun()
+{
+	local r
+
+	netns_hosts "${1:-}"
+	CLIENT_IP=10.202.1.1
+	SERVER_IP=10.202.2.2
+	TOPO=tun
+	r="ip netns exec $NS_R sysctl -qw"
+	$r net.ipv4.ip_forward=1
+	$r net.ipv4.conf.all.rp_filter=0
+	$r net.ipv4.conf.default.rp_filter=0
+	$r net.ipv4.conf.vc.rp_filter=0
+	$r net.ipv4.conf.vs.rp_filter=0
+	$r net.ipv4.conf.all.send_redirects=0
+	ip -n "$NS_C" addr add "$CLIENT_IP/24" dev eth0
+	ip -n "$NS_C" route add default via 10.202.1.254
+	ip -n "$NS_S" addr add "$SERVER_IP/24" dev eth0
+	ip -n "$NS_S" route add default via 10.202.2.254
+	ip -n "$NS_R" addr add 10.202.1.254/24 dev vc
+	ip -n "$NS_R" addr add 10.202.2.254/24 dev vs
+	ip -n "$NS_R" rule add iif vc lookup 100 pref 100
+	ip -n "$NS_R" rule add iif vs lookup 200 pref 200
+}
+
+# ---- forwarders ------------------------------------------------------------
+
+netns_wait_dev()
+{
+	local i
+
+	for i in $(seq 1 100); do
+		ip -n "$NS_R" link show dev "$1" >/dev/null 2>&1 && return 0
+		kill -0 "$FWD_PID" 2>/dev/null || return 1
+		sleep 0.05
+	done
+	return 1
+}
+
+# Called once the forwarder has created its devices: wire them in.
+netns_attach()
+{
+	local r="ip -n $NS_R" d
+
+	netns_wait_dev "$LAN_DEV" && netns_wait_dev "$WAN_DEV" ||
+	    fail "forwarder did not create $LAN_DEV/$WAN_DEV (see log)"
+	for d in "$LAN_DEV" "$WAN_DEV"; do
+		$r link set "$d" mtu 1500 up
+		ip netns exec "$NS_R" sysctl -qw "net.ipv4.conf.$d.rp_filter=0" \
+		    2>/dev/null
+	done
+	if [ "$TOPO" = tap ]; then
+		$r link set "$LAN_DEV" master br-lan
+		$r link set "$WAN_DEV" master br-wan
+	else
+		$r route replace 10.202.2.0/24 dev "$LAN_DEV" table 100
+		$r route replace 10.202.1.0/24 dev "$WAN_DEV" table 200
+	fi
+	netns_wait_ping || fail "no connectivity through the forwarder"
+}
+
+netns_start_tapfwd()
+{
+	local flag=""
+
+	[ "$TOPO" = tun ] && flag=-u
+	ip netns exec "$NS_R" "$TAPFWD" $flag "$LAN_DEV" "$WAN_DEV" \
+	    >"$NETNS_TMP/fwd.log" 2>&1 9>&- &
+	FWD_PID=$!
+	netns_track "$FWD_PID"
+	netns_attach
+	log "tapfwd running (pid $FWD_PID, $TOPO)"
+}
+
+# netns_write_conf UPLOAD_RATE DOWNLOAD_RATE [EXTRA_OPTIONS]: the caked
+# config for the current topology. Without EXTRA_OPTIONS each direction is
+# "bandwidth = RATE" (CAKE defaults: raw framing, triple-isolate, diffserv3);
+# with them it is one tc-cake style line: options = "bandwidth RATE EXTRA".
+netns_write_conf()
+{
+	local extra=${3:-}
+
+	FWD_CONF="$NETNS_TMP/caked.conf"
+	{
+		echo "[general]"
+		echo "mode = $TOPO"
+		echo "lan = $LAN_DEV"
+		echo "wan = $WAN_DEV"
+		echo "mtu = 1500"
+		# a private control socket (cakectl -s "$NETNS_TMP/caked.sock")
+		echo "control = $NETNS_TMP/caked.sock"
+		[ -n "${NETNS_CONF_GENERAL:-}" ] &&
+		    printf '%s\n' "$NETNS_CONF_GENERAL"
+		echo "[upload]"
+		if [ -n "$extra" ]; then
+			echo "options = \"bandwidth $1 $extra\""
+		else
+			echo "bandwidth = $1"
+		fi
+		echo "[download]"
+		if [ -n "$extra" ]; then
+			echo "options = \"bandwidth $2 $extra\""
+		else
+			echo "bandwidth = $2"
+		fi
+	} >"$FWD_CONF.tmp"
+	mv "$FWD_CONF.tmp" "$FWD_CONF"
+}
+
+# netns_start_caked UPLOAD_RATE DOWNLOAD_RATE [EXTRA_OPTIONS]
+netns_start_caked()
+{
+	netns_write_conf "$@"
+	if [ "${NETNS_FORWARDER:-caked}" = tapfwd ]; then
+		# testbed development only: no shaping, figures meaningless
+		log "NETNS_FORWARDER=tapfwd: starting tapfwd instead of caked"
+		netns_start_tapfwd
+		return
+	fi
+	"$CAKED" -t -c "$FWD_CONF" >"$NETNS_TMP/check.log" 2>&1 || {
+		cat "$NETNS_TMP/check.log"
+		fail "caked -t rejected the generated config"
+	}
+	ip netns exec "$NS_R" "$CAKED" -c "$FWD_CONF" \
+	    >"$NETNS_TMP/fwd.log" 2>&1 9>&- &
+	FWD_PID=$!
+	netns_track "$FWD_PID"
+	netns_attach
+	log "caked running (pid $FWD_PID, $TOPO, up $1, down $2)"
+}
+
+netns_stop_fwd()
+{
+	[ -n "$FWD_PID" ] && netns_stop_pid "$FWD_PID"
+	FWD_PID=""
+}
+
+# ---- measurements ----------------------------------------------------------
+
+# Wait until the client reaches the server (at most ~5 s).
+netns_wait_ping()
+{
+	local i
+
+	for i in $(seq 1 10); do
+		ip netns exec "$NS_C" ping -n -q -c 1 -W 0.5 "$SERVER_IP" \
+		    >/dev/null 2>&1 && return 0
+		kill -0 "$FWD_PID" 2>/dev/null || [ -z "$FWD_PID" ] || return 1
+	done
+	return 1
+}
+
+# netns_ping FROM_NS DEST COUNT OUTFILE: 20 Hz ping, in the foreground.
+netns_ping()
+{
+	ip netns exec "$1" ping -n -D -i 0.05 -W 1 -c "$3" "$2" >"$4" 2>&1
+}
+
+# Same, in the background; the PID is in PING_PID.
+netns_ping_bg()
+{
+	ip netns exec "$1" ping -n -D -i "${5:-0.05}" -W 1 -c "$3" "$2" \
+	    >"$4" 2>&1 9>&- &
+	PING_PID=$!
+	netns_track "$PING_PID"
+}
+
+# netns_ping_stats FILE: prints "median p95 max loss_pct count" (ms, %).
+netns_ping_stats()
+{
+	local loss
+
+	loss=$(sed -n 's/.* \([0-9.]*\)% packet loss.*/\1/p' "$1")
+	sed -n 's/.*time=\([0-9.]*\) ms.*/\1/p' "$1" | sort -n |
+	    awk -v loss="${loss:-100}" '
+		{ v[NR] = $1 }
+		END {
+			if (NR == 0) { printf "nan nan nan %s 0\n", loss; exit }
+			m = v[int((NR + 1) / 2)]
+			i = int(NR * 0.95); if (i < NR * 0.95) i++
+			if (i < 1) i = 1
+			printf "%.3f %.3f %.3f %s %d\n", m, v[i], v[NR], loss, NR
+		}'
+}
+
+# Start an iperf3 server in the server namespace (one per testbed).
+netns_iperf_server()
+{
+	ip netns exec "$NS_S" iperf3 -s -B "$SERVER_IP" \
+	    >"$NETNS_TMP/iperf3-server-$NS_S.log" 2>&1 9>&- &
+	netns_track $!
+	IPERF_SERVER_PID=$!
+	# wait until it listens
+	local i
+	for i in $(seq 1 50); do
+		ip netns exec "$NS_S" ss -ltn 2>/dev/null | grep -q ':5201 ' &&
+		    return 0
+		sleep 0.05
+	done
+	fail "iperf3 server did not start"
+}
+
+# netns_iperf OUTFILE SECONDS [iperf3 options]: TCP from client to server
+# (add -R for server to client). Prints the receiver goodput in bit/s.
+netns_iperf()
+{
+	local out=$1 secs=$2
+
+	shift 2
+	timeout $((secs + 20)) ip netns exec "$NS_C" iperf3 -c "$SERVER_IP" \
+	    -J -t "$secs" -O 1 $IPERF_CC "$@" >"$out" 2>&1
+	netns_goodput "$out"
+}
+
+# netns_goodput JSONFILE: receiver goodput in bit/s (0 when it failed).
+netns_goodput()
+{
+	local bps
+
+	bps=$(jq -r '.end.sum_received.bits_per_second // 0' "$1" 2>/dev/null)
+	printf '%.0f\n' "${bps:-0}"
+}
+
+# mbit BPS: bit/s as Mbit/s with two decimals.
+mbit()
+{
+	awk -v b="$1" 'BEGIN { printf "%.2f", b / 1e6 }'
+}
+
+# check NAME VALUE OP LIMIT: one pass/fail line with the measured figure;
+# OP is one of lt le gt ge eq (numbers may be fractional).
+check()
+{
+	local name=$1 val=$2 op=$3 lim=$4 ok
+
+	ok=$(awk -v v="$val" -v l="$lim" -v op="$op" 'BEGIN {
+		if (v == "nan" || v == "") { print 0; exit }
+		if (op == "lt") print (v + 0 < l + 0)
+		else if (op == "le") print (v + 0 <= l + 0)
+		else if (op == "gt") print (v + 0 > l + 0)
+		else if (op == "eq") print (v + 0 == l + 0)
+		else print (v + 0 >= l + 0)
+	}')
+	if [ "$ok" = 1 ]; then
+		printf 'PASS: %-44s %s (%s %s)\n' "$name" "$val" "$op" "$lim"
+	else
+		printf 'FAIL: %-44s %s (want %s %s)\n' "$name" "$val" "$op" "$lim"
+		NETNS_FAILED=1
+	fi
+}
+
+# End of test: exit status from the checks so far.
+netns_finish()
+{
+	if [ "$NETNS_FAILED" = 0 ]; then
+		log "all checks passed"
+		exit 0
+	fi
+	log "some checks FAILED"
+	exit 1
+}
+
+# ---- shared test bodies ----------------------------------------------------
+
+# netns_basic_checks LABEL [RATE_MBIT]: ping and TCP both ways through the
+# forwarder; with RATE_MBIT also that TCP was shaped (so it went through).
+netns_basic_checks()
+{
+	local label=$1 rate=${2:-} st up down
+
+	netns_ping "$NS_C" "$SERVER_IP" 20 "$NETNS_TMP/ping-cs.txt"
+	st=$(netns_ping_stats "$NETNS_TMP/ping-cs.txt")
+	log "$label ping client->server: median/p95/max ms, loss%: $st"
+	check "$label ping client->server loss %" "$(echo "$st" | cut -d' ' -f4)" le 0
+	netns_ping "$NS_S" "$CLIENT_IP" 20 "$NETNS_TMP/ping-sc.txt"
+	st=$(netns_ping_stats "$NETNS_TMP/ping-sc.txt")
+	log "$label ping server->client: median/p95/max ms, loss%: $st"
+	check "$label ping server->client loss %" "$(echo "$st" | cut -d' ' -f4)" le 0
+	up=$(netns_iperf "$NETNS_TMP/tcp-up.json" 2)
+	check "$label TCP client->server Mbit/s" "$(mbit "$up")" gt 1
+	down=$(netns_iperf "$NETNS_TMP/tcp-down.json" 2 -R)
+	check "$label TCP server->client Mbit/s" "$(mbit "$down")" gt 1
+	[ -n "$rate" ] || return 0
+	check "$label shaped: client->server wire Mbit/s" \
+	    "$(mbit "$(wire_bps "$up")")" le "$(awk "BEGIN { print $rate * 1.02 }")"
+	check "$label shaped: server->client wire Mbit/s" \
+	    "$(mbit "$(wire_bps "$down")")" le "$(awk "BEGIN { print $rate * 1.02 }")"
+}
+
+# Frame and payload bytes of one full-sized TCP segment (MTU 1500, TCP
+# timestamps on): 1448 bytes of payload travel in a 1500-byte IP packet,
+# 1514-byte Ethernet frame (no FCS) in TAP mode.
+TCP_PAYLOAD_BYTES=1448
+
+netns_frame_bytes()
+{
+	if [ "$TOPO" = tun ]; then echo 1500; else echo 1514; fi
+}
+
+# wire_bps GOODPUT_BPS: the rate the shaper charged for that goodput
+# (raw framing: whole frames in TAP mode, whole IP packets in TUN mode).
+wire_bps()
+{
+	awk -v g="$1" -v f="$(netns_frame_bytes)" -v p="$TCP_PAYLOAD_BYTES" \
+	    'BEGIN { printf "%.0f", g * f / p }'
+}
+
+# ratio A B: A / B with three decimals.
+ratio()
+{
+	awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", (b > 0) ? a / b : 0 }'
+}
+
+# netns_load_ping LABEL SECS PINGS [iperf3 options]: a bounded iperf3 load
+# from client to server (options e.g. -P 4) with a concurrent 20 Hz ping
+# that starts 2 s into it. Sets LOAD_STATS (median p95 max loss count) and
+# LOAD_GOODPUT (bit/s, receiver side).
+netns_load_ping()
+{
+	local label=$1 secs=$2 pings=$3 ipid
+
+	shift 3
+	timeout $((secs + 20)) ip netns exec "$NS_C" iperf3 -c "$SERVER_IP" \
+	    -J -t "$secs" $IPERF_CC "$@" >"$NETNS_TMP/$label-iperf.json" \
+	    2>&1 9>&- &
+	ipid=$!
+	netns_track "$ipid"
+	sleep 2
+	netns_ping "$NS_C" "$SERVER_IP" "$pings" "$NETNS_TMP/$label-ping.txt"
+	wait "$ipid"
+	LOAD_STATS=$(netns_ping_stats "$NETNS_TMP/$label-ping.txt")
+	LOAD_GOODPUT=$(netns_goodput "$NETNS_TMP/$label-iperf.json")
+}
+
+# netns_htb_fifo DEV RATE LIMIT_PKTS: the kernel baseline, HTB shaping to
+# RATE with one pfifo of LIMIT_PKTS packets, on DEV's egress in the router.
+netns_htb_fifo()
+{
+	local tc="ip netns exec $NS_R tc"
+
+	$tc qdisc add dev "$1" root handle 1: htb default 1 &&
+	    $tc class add dev "$1" parent 1: classid 1:1 htb rate "$2" quantum 1514 &&
+	    $tc qdisc add dev "$1" parent 1:1 handle 10: pfifo limit "$3" ||
+	    fail "could not set up HTB on $1"
+}

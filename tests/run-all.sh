@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# run-all.sh: the one test command. On Debian 12 as root it installs what is
+# missing, builds caked with warnings as errors, runs every test (unit,
+# simulator, namespace; the namespace tests skip themselves without root),
+# checks the man pages, runs `make distcheck`, and runs the unit tests
+# again under AddressSanitizer + UndefinedBehaviorSanitizer.
+#
+#   sudo tests/run-all.sh            everything
+#   tests/run-all.sh --no-install    do not call apt-get
+set -euo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+jobs=$(nproc 2>/dev/null || echo 2)
+install=yes
+[ "${1:-}" = "--no-install" ] && install=no
+
+packages=(
+	build-essential autoconf automake libtool pkg-config
+	libevent-dev libmnl-dev libnetfilter-conntrack-dev libiniparser-dev
+	libcmocka-dev
+	iproute2 iperf3 iputils-ping jq tcpdump mandoc gnuplot-nox bc procps
+	conntrack nftables iptables
+)
+
+step() { printf '\n==> %s\n' "$*"; }
+
+if [ "$install" = yes ]; then
+	missing=()
+	for p in "${packages[@]}"; do
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null |
+		    grep -q 'install ok installed' || missing+=("$p")
+	done
+	if [ ${#missing[@]} -gt 0 ]; then
+		if [ "$(id -u)" -ne 0 ]; then
+			echo "missing packages: ${missing[*]} (run as root, or install them)" >&2
+			exit 1
+		fi
+		step "installing ${missing[*]}"
+		export DEBIAN_FRONTEND=noninteractive
+		apt-get update -qq
+		apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+	fi
+fi
+
+cd "$top"
+step "autoreconf"
+autoreconf -fi >/dev/null 2>&1 || autoreconf -fi
+
+step "build (warnings are errors)"
+rm -rf "$top/build"
+mkdir -p "$top/build"
+cd "$top/build"
+../configure --enable-werror -q
+make -s -j"$jobs"
+
+step "make check (unit, simulator, engine purity, command line, namespaces)"
+if ! make -s -j1 check; then
+	cat test-suite.log >&2 || true
+	exit 1
+fi
+
+step "man pages (mandoc -Tlint)"
+mandoc -Tlint -W warning "$top"/man/*.[58]
+
+step "make distcheck"
+make -s distcheck >/dev/null
+
+step "unit tests under AddressSanitizer + UndefinedBehaviorSanitizer"
+rm -rf "$top/build-san"
+mkdir -p "$top/build-san"
+cd "$top/build-san"
+../configure --enable-werror --enable-sanitizers -q
+make -s -j"$jobs"
+unit=$(cd "$top" && ls tests/unit/test_*.c | sed 's/\.c$//' | tr '\n' ' ')
+if ! ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+    make -s -j"$jobs" check TESTS="$unit"; then
+	cat test-suite.log >&2 || true
+	exit 1
+fi
+
+step "all tests passed"

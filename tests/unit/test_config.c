@@ -1,0 +1,476 @@
+/*
+ * test_config.c: loading caked.conf (src/daemon/config.c). Each file is
+ * written to a private temporary directory and loaded; every error class
+ * must give its exact, located message, and valid files must give the
+ * values they spell.
+ */
+#include <sys/stat.h>
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <syslog.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "caked/cake.h"
+#include "caked/keywords.h"
+#include "daemon/config.h"
+
+#define NITEMS(a)	(sizeof(a) / sizeof((a)[0]))
+#define MSGS_MAX	16
+/* A socket path of 108 bytes: one more than sun_path holds with its NUL. */
+#define PATH108	"/aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa" \
+	"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+
+struct collected {
+	int	n;
+	char	msg[MSGS_MAX][640];
+};
+
+static char	tmpdir[] = "/tmp/test_config.XXXXXX";
+static char	conf_path[64];
+
+static void
+collect(void *arg, const char *msg)
+{
+	struct collected	*c = arg;
+
+	if (c->n < MSGS_MAX)
+		(void)snprintf(c->msg[c->n], sizeof(c->msg[0]), "%s", msg);
+	c->n++;
+}
+
+static void
+write_conf(const char *text)
+{
+	FILE	*fp = fopen(conf_path, "w");
+
+	assert_non_null(fp);
+	assert_int_equal(fputs(text, fp) >= 0, 1);
+	assert_int_equal(fclose(fp), 0);
+}
+
+/* Loads text; returns config_load()'s result, messages in *c. */
+static int
+load(const char *text, struct caked_config *cfg, struct collected *c)
+{
+	memset(c, 0, sizeof(*c));
+	write_conf(text);
+	return config_load(conf_path, cfg, collect, c);
+}
+
+/* Asserts that text fails with exactly one message, "PATH:" + want. */
+static void
+assert_one_error(const char *text, const char *want)
+{
+	struct caked_config	cfg;
+	struct collected	c;
+	char			full[700];
+
+	assert_int_equal(load(text, &cfg, &c), -1);
+	(void)snprintf(full, sizeof(full), "%s:%s", conf_path, want);
+	assert_int_equal(c.n, 1);
+	assert_string_equal(c.msg[0], full);
+}
+
+static int
+setup(void **state)
+{
+	(void)state;
+	if (mkdtemp(tmpdir) == NULL)
+		return -1;
+	(void)snprintf(conf_path, sizeof(conf_path), "%s/caked.conf", tmpdir);
+	return 0;
+}
+
+static int
+teardown(void **state)
+{
+	(void)state;
+	(void)unlink(conf_path);
+	return rmdir(tmpdir);
+}
+
+static const char valid_conf[] =
+    "# a comment\n"
+    "[general]\n"
+    "mode = tun\n"
+    "lan = \"q-lan\"\n"
+    "wan = q-wan   ; trailing comment\n"
+    "mtu = 9000\n"
+    "control = /run/caked/test.sock\n"
+    "user = root\n"
+    "log-level = debug\n"
+    "log = syslog\n"
+    "\n"
+    "[Upload]\n"
+    "options = \"bandwidth 10mbit diffserv4 nat\"\n"
+    "bandwidth = 20mbit\n"
+    "flow-mode = dual-srchost\n"
+    "rtt = 50ms\n"
+    "overhead = docsis\n"
+    "mpu = 80\n"
+    "ack-filter = aggressive\n"
+    "memlimit = 4mb\n"
+    "fwmark = 0xff\n"
+    "split-gso = no\n";
+
+static void
+valid_file_gives_its_values(void **state)
+{
+	struct caked_config	 cfg;
+	struct collected	 c;
+	const struct cake_config *up = &cfg.cake[CONFIG_UPLOAD];
+	struct cake_config	 def;
+
+	(void)state;
+	assert_int_equal(load(valid_conf, &cfg, &c), 0);
+	assert_int_equal(c.n, 0);
+	assert_int_equal(cfg.mode, CONFIG_MODE_TUN);
+	assert_string_equal(cfg.lan, "q-lan");
+	assert_string_equal(cfg.wan, "q-wan");
+	assert_int_equal(cfg.mtu, 9000);
+	assert_string_equal(cfg.control, "/run/caked/test.sock");
+	assert_string_equal(cfg.user, "root");
+	assert_int_equal(cfg.log_level, LOG_DEBUG);
+	assert_true(cfg.log_syslog);
+	assert_true(cfg.shaped[CONFIG_UPLOAD]);
+	/* The keys override options; options' other keywords stay. */
+	assert_int_equal(up->rate_Bps, 20000000 / 8);
+	assert_int_equal(up->diffserv, CAKE_DIFFSERV4);
+	assert_true(up->nat);
+	assert_int_equal(up->flow_mode, CAKE_FLOW_DUAL_SRC);
+	assert_int_equal(up->rtt_us, 50000);
+	assert_int_equal(up->overhead, 18);
+	assert_int_equal(up->mpu, 80);		/* mpu after the preset */
+	assert_false(up->raw);
+	assert_int_equal(up->ack_filter, CAKE_ACK_AGGRESSIVE);
+	assert_int_equal(up->memlimit_bytes, 4 * 1024 * 1024);
+	assert_int_equal(up->fwmark_mask, 0xff);
+	assert_false(up->split_gso);
+	/* A missing section means an unshaped direction with defaults. */
+	cake_config_default(&def);
+	assert_false(cfg.shaped[CONFIG_DOWNLOAD]);
+	assert_memory_equal(&cfg.cake[CONFIG_DOWNLOAD], &def, sizeof(def));
+}
+
+static void
+empty_file_gives_defaults(void **state)
+{
+	struct caked_config	cfg;
+	struct collected	c;
+
+	(void)state;
+	assert_int_equal(load("", &cfg, &c), 0);
+	assert_int_equal(cfg.mode, CONFIG_MODE_TAP);
+	assert_string_equal(cfg.lan, CONFIG_DEFAULT_LAN);
+	assert_string_equal(cfg.wan, CONFIG_DEFAULT_WAN);
+	assert_int_equal(cfg.mtu, CONFIG_DEFAULT_MTU);
+	assert_string_equal(cfg.control, CONFIG_DEFAULT_CONTROL);
+	assert_string_equal(cfg.user, "");
+	assert_int_equal(cfg.log_level, LOG_INFO);
+	assert_false(cfg.shaped[CONFIG_UPLOAD]);
+}
+
+static void
+shipped_sample_loads(void **state)
+{
+	struct caked_config	cfg;
+	struct collected	c;
+
+	(void)state;
+	memset(&c, 0, sizeof(c));
+	assert_int_equal(config_load(TEST_SAMPLE_CONF, &cfg, collect, &c), 0);
+	assert_int_equal(c.n, 0);
+	assert_true(cfg.shaped[CONFIG_UPLOAD]);
+	assert_true(cfg.shaped[CONFIG_DOWNLOAD]);
+}
+
+/* One error class per row: the file and its one exact message. */
+static const struct {
+	const char	*text;
+	const char	*want;
+} error_cases[] = {
+	{ "[general]\n[bogus]\nx = 1\n",
+	    "2: unknown section [bogus] (expected [general], [upload] or "
+	    "[download])" },
+	{ "[general]\ncolour = blue\n", "2: [general] colour: unknown key" },
+	{ "[upload]\nmode = tap\n", "2: [upload] mode: unknown key" },
+	{ "[general]\nmtu = 1500x\n",
+	    "2: [general] mtu: expected a number from 68 to 65535, found "
+	    "'1500x'" },
+	{ "[general]\nmtu = 67\n",
+	    "2: [general] mtu: expected a number from 68 to 65535, found "
+	    "'67'" },
+	{ "[general]\nmtu = 99999999999999999999999\n",
+	    "2: [general] mtu: expected a number from 68 to 65535, found "
+	    "'99999999999999999999999'" },
+	{ "[upload]\nbandwidth = 1mbit\n\nbandwidth = 2mbit\n",
+	    "4: [upload] bandwidth: duplicate key (first set at line 2)" },
+	{ "[download]\nflow-mode = hosts\nisolation = flows\n",
+	    "3: [download] isolation: duplicate key (flow-mode and isolation "
+	    "are the same key; first set at line 2)" },
+	{ "[upload]\n[general]\n[upload]\n",
+	    "3: duplicate section [upload] (first at line 1)" },
+	{ "[general]\nlan = eth9\nwan = eth9\n",
+	    "3: [general] wan: expected a device other than lan, found "
+	    "'eth9'" },
+	{ "[general]\nlan = caked-wan\n",
+	    "2: [general] lan: expected a device other than wan, found "
+	    "'caked-wan'" },
+	{ "[general]\nmode = tapp\n",
+	    "2: [general] mode: expected tap or tun, found 'tapp'" },
+	{ "[general]\nlan = abcdefghijklmnop\n",
+	    "2: [general] lan: expected a device name of at most 15 "
+	    "characters (IFNAMSIZ), found 'abcdefghijklmnop'" },
+	{ "[general]\nwan = a/b\n",
+	    "2: [general] wan: expected a device name without '/', ':' or "
+	    "white space, found 'a/b'" },
+	{ "[general]\ncontrol = " PATH108 "\n",
+	    "2: [general] control: expected a path of at most 107 bytes "
+	    "(sun_path), found '" PATH108 "'" },
+	{ "[general]\ncontrol = caked.sock\n",
+	    "2: [general] control: expected an absolute path, found "
+	    "'caked.sock'" },
+	{ "[general]\nuser = nosuchuser-caked\n",
+	    "2: [general] user: expected an existing user, found "
+	    "'nosuchuser-caked'" },
+	{ "[general]\nlog-level = loud\n",
+	    "2: [general] log-level: expected debug, info, warning or error, "
+	    "found 'loud'" },
+	{ "[general]\nlog = file\n",
+	    "2: [general] log: expected stderr or syslog, found 'file'" },
+	{ "[upload]\ndiffserv = nat\n",
+	    "2: [upload] diffserv: expected a DiffServ keyword (e.g. "
+	    "diffserv4), found 'nat'" },
+	{ "[upload]\nflow-mode = diffserv4\n",
+	    "2: [upload] flow-mode: expected an isolation keyword (e.g. "
+	    "triple-isolate), found 'diffserv4'" },
+	{ "[download]\natm = ethernet\n",
+	    "2: [download] atm: expected atm, ptm or noatm, found "
+	    "'ethernet'" },
+	{ "[upload]\nrtt = 10 ms\n",
+	    "2: [upload] rtt: expected a time (e.g. 100ms) or an RTT preset "
+	    "(e.g. internet), found '10 ms'" },
+	{ "[upload]\nnat = maybe\n",
+	    "2: [upload] nat: expected yes or no, found 'maybe'" },
+	{ "[upload]\nack-filter = 1\n",
+	    "2: [upload] ack-filter: expected yes, no or aggressive, found "
+	    "'1'" },
+	{ "[upload]\nbandwidth =\n",
+	    "2: [upload] bandwidth: expected a rate (e.g. 20mbit) or "
+	    "unlimited, found ''" },
+	{ "stray = 1\n[general]\n",
+	    "1: 'stray = 1' is outside any section (expected [general], "
+	    "[upload] or [download] before it)" },
+	{ "[general]\nmode = tap \\\n",
+	    "2: line continuation with '\\' is not supported" },
+};
+
+static void
+each_error_class_gives_its_located_message(void **state)
+{
+	size_t	i;
+
+	(void)state;
+	for (i = 0; i < NITEMS(error_cases); i++) {
+		print_message("case %zu\n", i);
+		assert_one_error(error_cases[i].text, error_cases[i].want);
+	}
+}
+
+/* Bad keyword values carry the keyword parser's own message. */
+static void
+bad_keyword_values_use_the_keyword_parsers_message(void **state)
+{
+	static const struct {
+		const char	*line;		/* in [upload] */
+		const char	*key;
+		const char	*argv0;		/* keyword the key stands for */
+		const char	*value;
+	} cases[] = {
+		{ "bandwidth = 20mbt\n", "bandwidth", "bandwidth", "20mbt" },
+		{ "memlimit = 4zb\n", "memlimit", "memlimit", "4zb" },
+		{ "overhead = 300\n", "overhead", "overhead", "300" },
+		{ "fwmark = 0xZZ\n", "fwmark", "fwmark", "0xZZ" },
+		{ "mpu = -1\n", "mpu", "mpu", "-1" },
+	};
+	struct cake_config	cc;
+	char			err[KEYWORDS_ERR_MAX], text[128], want[400];
+	char			a0[32], a1[32];
+	char			*argv[2] = { a0, a1 };
+	size_t			i;
+
+	(void)state;
+	for (i = 0; i < NITEMS(cases); i++) {
+		cake_config_default(&cc);
+		(void)snprintf(a0, sizeof(a0), "%s", cases[i].argv0);
+		(void)snprintf(a1, sizeof(a1), "%s", cases[i].value);
+		assert_int_equal(keywords_parse_argv(&cc, 2, argv, err,
+		    sizeof(err)), -1);
+		(void)snprintf(text, sizeof(text), "[upload]\n%s",
+		    cases[i].line);
+		if (strstr(err, cases[i].value) != NULL)
+			(void)snprintf(want, sizeof(want), "2: [upload] %s: %s",
+			    cases[i].key, err);
+		else
+			(void)snprintf(want, sizeof(want), "2: [upload] %s: %s "
+			    "(found '%s')", cases[i].key, err, cases[i].value);
+		assert_one_error(text, want);
+	}
+}
+
+static void
+all_errors_are_reported_in_line_order(void **state)
+{
+	struct caked_config	cfg;
+	struct collected	c;
+	char			want[3][200];
+	int			i;
+
+	(void)state;
+	assert_int_equal(load("[general]\nmtu = 1\nmode = x\n[bogus]\n"
+	    "[upload]\nnat = perhaps\n", &cfg, &c), -1);
+	(void)snprintf(want[0], sizeof(want[0]), "%s:2: [general] mtu: "
+	    "expected a number from 68 to 65535, found '1'", conf_path);
+	(void)snprintf(want[1], sizeof(want[1]), "%s:3: [general] mode: "
+	    "expected tap or tun, found 'x'", conf_path);
+	(void)snprintf(want[2], sizeof(want[2]), "%s:4: unknown section "
+	    "[bogus] (expected [general], [upload] or [download])",
+	    conf_path);
+	assert_int_equal(c.n, 4);
+	for (i = 0; i < 3; i++)
+		assert_string_equal(c.msg[i], want[i]);
+	assert_non_null(strstr(c.msg[3], ":6: [upload] nat: expected yes "
+	    "or no, found 'perhaps'"));
+}
+
+static void
+syntax_errors_stop_before_values(void **state)
+{
+	struct caked_config	cfg;
+	struct collected	c;
+	char			want[2][200];
+
+	(void)state;
+	assert_int_equal(load("[general]\nmode = x\ngarbage\n", &cfg, &c),
+	    -1);
+	(void)snprintf(want[0], sizeof(want[0]), "%s:3: expected 'key = "
+	    "value' or '[section]', found 'garbage'", conf_path);
+	(void)snprintf(want[1], sizeof(want[1]), "%s: values not checked "
+	    "because of the syntax errors above", conf_path);
+	assert_int_equal(c.n, 2);
+	assert_string_equal(c.msg[0], want[0]);
+	assert_string_equal(c.msg[1], want[1]);
+}
+
+static void
+missing_file_is_reported(void **state)
+{
+	struct caked_config	cfg;
+	struct collected	c;
+	char			path[96], want[160];
+
+	(void)state;
+	memset(&c, 0, sizeof(c));
+	(void)snprintf(path, sizeof(path), "%s/absent.conf", tmpdir);
+	(void)snprintf(want, sizeof(want), "%s: cannot open: No such file "
+	    "or directory", path);
+	assert_int_equal(config_load(path, &cfg, collect, &c), -1);
+	assert_int_equal(c.n, 1);
+	assert_string_equal(c.msg[0], want);
+}
+
+static void
+limits_themselves_are_accepted(void **state)
+{
+	struct caked_config	cfg;
+	struct collected	c;
+	char			text[256], path[108];
+
+	(void)state;
+	memset(path, 'a', sizeof(path));
+	path[0] = '/';
+	path[CONFIG_CONTROL_MAX - 1] = '\0';	/* 107 bytes */
+	(void)snprintf(text, sizeof(text), "[general]\nlan = "
+	    "abcdefghijklmno\nmtu = 68\ncontrol = %s\n[upload]\n"
+	    "autorate-ingress = no\n", path);
+	assert_int_equal(load(text, &cfg, &c), 0);
+	assert_string_equal(cfg.lan, "abcdefghijklmno");
+	assert_string_equal(cfg.control, path);
+	assert_int_equal(cfg.mtu, 68);
+	assert_false(cfg.cake[CONFIG_UPLOAD].autorate_ingress);
+}
+
+static void
+printed_config_loads_back_the_same(void **state)
+{
+	struct caked_config	a, b;
+	struct collected	c;
+	char			la[512], lb[512];
+	FILE			*fp;
+	int			i;
+
+	(void)state;
+	assert_int_equal(load(valid_conf, &a, &c), 0);
+	assert_non_null(fp = fopen(conf_path, "w"));
+	assert_int_equal(config_print(&a, fp), 0);
+	assert_int_equal(fclose(fp), 0);
+	memset(&c, 0, sizeof(c));
+	assert_int_equal(config_load(conf_path, &b, collect, &c), 0);
+	assert_null(config_restart_needed(&a, &b));
+	assert_int_equal(a.log_level, b.log_level);
+	for (i = 0; i < CONFIG_DIRS; i++) {
+		assert_int_equal(keywords_format(&a.cake[i], la,
+		    sizeof(la)), 0);
+		assert_int_equal(keywords_format(&b.cake[i], lb,
+		    sizeof(lb)), 0);
+		assert_string_equal(la, lb);
+	}
+}
+
+static void
+restart_is_needed_only_for_general_settings(void **state)
+{
+	struct caked_config	a, b;
+	struct collected	c;
+
+	(void)state;
+	assert_int_equal(load(valid_conf, &a, &c), 0);
+	b = a;
+	b.cake[CONFIG_UPLOAD].rate_Bps = 1;
+	b.log_level = LOG_ERR;
+	assert_null(config_restart_needed(&a, &b));
+	(void)snprintf(b.wan, sizeof(b.wan), "other");
+	assert_string_equal(config_restart_needed(&a, &b), "[general] wan");
+	b = a;
+	b.mode = CONFIG_MODE_TAP;
+	assert_string_equal(config_restart_needed(&a, &b), "[general] mode");
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(valid_file_gives_its_values),
+		cmocka_unit_test(empty_file_gives_defaults),
+		cmocka_unit_test(shipped_sample_loads),
+		cmocka_unit_test(each_error_class_gives_its_located_message),
+		cmocka_unit_test(
+		    bad_keyword_values_use_the_keyword_parsers_message),
+		cmocka_unit_test(all_errors_are_reported_in_line_order),
+		cmocka_unit_test(syntax_errors_stop_before_values),
+		cmocka_unit_test(missing_file_is_reported),
+		cmocka_unit_test(limits_themselves_are_accepted),
+		cmocka_unit_test(printed_config_loads_back_the_same),
+		cmocka_unit_test(restart_is_needed_only_for_general_settings),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}

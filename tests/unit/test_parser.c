@@ -1,0 +1,147 @@
+/*
+ * test_parser.c: cakectl's command grammar (src/ctl/parser.c): every
+ * command gives the right action, direction and request line; wrong words
+ * give a message naming what was expected.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "ctl/parser.h"
+
+#define NITEMS(a)	(sizeof(a) / sizeof((a)[0]))
+#define ARGS_MAX	8
+
+/* Splits a test line into argv (words separated by '|'). */
+static int
+split(const char *spec, char *buf, size_t len, char *argv[])
+{
+	char	*p;
+	int	 argc = 0;
+
+	(void)snprintf(buf, len, "%s", spec);
+	for (p = strtok(buf, "|"); p != NULL && argc < ARGS_MAX;
+	    p = strtok(NULL, "|"))
+		argv[argc++] = p;
+	return argc;
+}
+
+static void
+test_commands_give_action_direction_and_request(void **state)
+{
+	static const struct {
+		const char		*args;
+		enum parser_action	 action;
+		const char		*dir;
+		const char		*request;
+	} cases[] = {
+		{ "stats", PARSER_STATS, NULL, "stats\n" },
+		{ "stats|upload", PARSER_STATS, "upload", "stats upload\n" },
+		{ "stats|download", PARSER_STATS, "download",
+		    "stats download\n" },
+		{ "watch", PARSER_WATCH, NULL, "stats\n" },
+		{ "watch|download", PARSER_WATCH, "download",
+		    "stats download\n" },
+		{ "metrics", PARSER_METRICS, NULL, "stats\n" },
+		{ "metrics|upload", PARSER_METRICS, "upload",
+		    "stats upload\n" },
+		{ "ping", PARSER_PING, NULL, "ping\n" },
+		{ "version", PARSER_VERSION, NULL, "version\n" },
+		{ "reload", PARSER_RELOAD, NULL, "reload\n" },
+		{ "set|upload|bandwidth|30mbit", PARSER_SET, "upload",
+		    "set upload bandwidth 30mbit\n" },
+		{ "set|download|diffserv4|nat|ack-filter", PARSER_SET,
+		    "download", "set download diffserv4 nat ack-filter\n" },
+		{ "set|upload|bandwidth 30mbit", PARSER_SET, "upload",
+		    "set upload bandwidth 30mbit\n" },
+	};
+	struct parser_result	 res;
+	char			 buf[256], err[256], *argv[ARGS_MAX];
+	size_t			 i;
+	int			 argc;
+
+	(void)state;
+	for (i = 0; i < NITEMS(cases); i++) {
+		argc = split(cases[i].args, buf, sizeof(buf), argv);
+		if (parser_parse(argc, argv, &res, err, sizeof(err)) == -1)
+			fail_msg("%s: %s", cases[i].args, err);
+		assert_int_equal(res.action, cases[i].action);
+		if (cases[i].dir == NULL)
+			assert_null(res.dir);
+		else
+			assert_string_equal(res.dir, cases[i].dir);
+		assert_string_equal(res.request, cases[i].request);
+	}
+}
+
+static void
+test_wrong_words_name_what_was_expected(void **state)
+{
+	static const struct {
+		const char	*args;
+		const char	*error;
+	} cases[] = {
+		{ "stat", "unknown command 'stat' (expected metrics, ping, "
+		    "reload, set, stats, version, watch)" },
+		{ "stats|sideways", "unknown argument 'sideways' (expected "
+		    "upload, download)" },
+		{ "stats|upload|now", "unexpected argument 'now'" },
+		{ "ping|now", "unexpected argument 'now'" },
+		{ "set", "missing argument (expected upload, download)" },
+		{ "set|upload", "missing argument (expected KEYWORD ...)" },
+		{ "set|both|rtt|5ms", "unknown argument 'both' (expected "
+		    "upload, download)" },
+		{ "set|upload|rtt\n5ms", "argument contains characters other "
+		    "than printable ASCII" },
+	};
+	struct parser_result	 res;
+	char			 buf[256], err[256], *argv[ARGS_MAX];
+	size_t			 i;
+	int			 argc;
+
+	(void)state;
+	for (i = 0; i < NITEMS(cases); i++) {
+		argc = split(cases[i].args, buf, sizeof(buf), argv);
+		assert_int_equal(parser_parse(argc, argv, &res, err,
+		    sizeof(err)), -1);
+		assert_string_equal(err, cases[i].error);
+	}
+	assert_int_equal(parser_parse(0, argv, &res, err, sizeof(err)), -1);
+	assert_string_equal(err, "missing command");
+}
+
+static void
+test_overlong_set_is_refused_before_sending(void **state)
+{
+	static char		 word[CTL_LINE_MAX];
+	char			*argv[3] = { "set", "upload", word };
+	struct parser_result	 res;
+	char			 err[128];
+
+	(void)state;
+	memset(word, 'a', sizeof(word) - 1);
+	assert_int_equal(parser_parse(3, argv, &res, err, sizeof(err)), -1);
+	assert_string_equal(err, "command longer than 4094 bytes");
+	/* The longest line that fits leaves room for "\n". */
+	word[CTL_LINE_MAX - 2 - strlen("set upload ")] = '\0';
+	assert_int_equal(parser_parse(3, argv, &res, err, sizeof(err)), 0);
+	assert_int_equal(strlen(res.request), CTL_LINE_MAX - 1);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(
+		    test_commands_give_action_direction_and_request),
+		cmocka_unit_test(test_wrong_words_name_what_was_expected),
+		cmocka_unit_test(test_overlong_set_is_refused_before_sending),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

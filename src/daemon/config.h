@@ -1,0 +1,78 @@
+/*
+ * config.h: caked's configuration file (INI, see caked.conf(5)), loaded
+ * into a validated struct caked_config.
+ */
+#ifndef CAKED_DAEMON_CONFIG_H
+#define CAKED_DAEMON_CONFIG_H
+
+#include <sys/types.h>
+
+#include <net/if.h>
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "caked/cake.h"
+
+#define CONFIG_DEFAULT_LAN	"caked-lan"
+#define CONFIG_DEFAULT_WAN	"caked-wan"
+#define CONFIG_DEFAULT_CONTROL	"/run/caked/caked.sock"
+#define CONFIG_DEFAULT_MTU	1500
+#define CONFIG_MTU_MIN		68	/* IPv4 minimum (RFC 791) */
+#define CONFIG_MTU_MAX		65535
+#define CONFIG_CONTROL_MAX	108	/* sizeof(sun_path), NUL included */
+#define CONFIG_USER_MAX		64
+#define CONFIG_FILE_MAX		(1024 * 1024)	/* bytes read at most */
+#define CONFIG_ENTRIES_MAX	256	/* sections + keys in one file */
+
+enum config_mode {
+	CONFIG_MODE_TAP = 0,		/* Ethernet frames */
+	CONFIG_MODE_TUN,		/* IP packets */
+};
+
+/* The two shaped directions: upload is LAN -> WAN. */
+enum config_dir {
+	CONFIG_UPLOAD = 0,
+	CONFIG_DOWNLOAD,
+	CONFIG_DIRS,
+};
+
+struct caked_config {
+	enum config_mode	mode;
+	char			lan[IFNAMSIZ];
+	char			wan[IFNAMSIZ];
+	uint32_t		mtu;
+	char			control[CONFIG_CONTROL_MAX];
+	char			user[CONFIG_USER_MAX];	/* "" = stay root */
+	char			control_group[CONFIG_USER_MAX];	/* "" = keep */
+	char			admin_group[CONFIG_USER_MAX];	/* "" = root only */
+	gid_t			control_gid;	/* resolved; (gid_t)-1 if "" */
+	gid_t			admin_gid;	/* resolved; (gid_t)-1 if "" */
+	int			log_level;		/* syslog priority */
+	bool			log_syslog;
+	struct cake_config	cake[CONFIG_DIRS];
+	bool			shaped[CONFIG_DIRS];	/* section present */
+};
+
+/* Receives one complete error line ("FILE:LINE: [section] key: ..."). */
+typedef void	config_report_fn(void *arg, const char *msg);
+
+/*
+ * Reads and validates path into cfg. Every problem is handed to report
+ * (one line each); returns 0, or -1 after reporting all of them. cfg is
+ * written only on success.
+ */
+int		config_load(const char *path, struct caked_config *cfg,
+		    config_report_fn *report, void *arg);
+/* The default reporter: log_warnx() each line. */
+void		config_report_log(void *arg, const char *msg);
+/* Prints cfg as a canonical configuration file. Returns 0 or -1. */
+int		config_print(const struct caked_config *cfg, FILE *fp);
+/* Name of a setting that differs and needs a restart, or NULL. */
+const char	*config_restart_needed(const struct caked_config *old,
+		    const struct caked_config *new);
+/* "upload" or "download". */
+const char	*config_dir_name(enum config_dir dir);
+
+#endif /* CAKED_DAEMON_CONFIG_H */

@@ -263,6 +263,23 @@ struct cake_stats {
 	struct cake_tin_stats	tins[CAKE_MAX_TINS];
 };
 
+/* One flow queue's statistics (cake_get_flows()). */
+struct cake_flow_stats {
+	struct cake_tuple	keys;		/* as hashed: pre-NAT when supplied */
+	uint8_t			tin;		/* display index */
+	uint8_t			state;		/* CAKE_FLOW_STATE_* */
+	uint32_t		qlen;		/* packets queued now */
+	uint64_t		backlog_bytes;
+	uint64_t		bytes;		/* at enqueue, since the queue was allocated */
+	uint64_t		pkts;
+	uint32_t		drops;		/* AQM + overflow */
+	uint32_t		marks;		/* ECN CE */
+};
+#define CAKE_FLOW_STATE_IDLE		0
+#define CAKE_FLOW_STATE_SPARSE		1
+#define CAKE_FLOW_STATE_BULK		2
+#define CAKE_FLOW_STATE_DECAYING	3
+
 struct cake;
 
 /* Creates an instance; *err gets an enum cake_err on failure (NULL returned). */
@@ -292,6 +309,12 @@ struct cake_pkt	*cake_take_dropped(struct cake *c);
 void		 cake_flush(struct cake *c);
 /* Fills a statistics snapshot. */
 void		 cake_get_stats(const struct cake *c, struct cake_stats *st);
+/*
+ * Copies the statistics of up to max flow queues that have carried traffic
+ * (in table order, unsorted) into out; returns how many were copied.
+ */
+unsigned int	 cake_get_flows(const struct cake *c,
+		    struct cake_flow_stats *out, unsigned int max);
 /* Recomputes all counters and lists from scratch: 0 if sound, else a line number. */
 int		 cake_check_invariants(const struct cake *c);
 /* Display name of tin i (display order) in a DiffServ mode. */

@@ -166,6 +166,7 @@ pull(struct cake *c, unsigned int tin, struct cake_flow *f, uint64_t now_ns,
 		if (v == COBALT_PASS || v == COBALT_MARK || f->head == NULL)
 			return pkt;
 		t->drops++;
+		f->drops++;
 		c->dropped_pkts++;
 		if (c->cfg.ingress) {
 			uint32_t len = cake_advance_shaper(c, t, pkt, now_ns,
@@ -211,8 +212,10 @@ dequeue_once(struct cake *c, uint64_t now_ns)
 			if (pkt != NULL) {
 				uint32_t len;
 
-				if (f->cvars.ecn_marked)
+				if (f->cvars.ecn_marked) {
 					t->ecn_marks++;
+					f->marks++;
+				}
 				record_delay(t, now_ns - pkt->enqueue_ns);
 				len = cake_advance_shaper(c, t, pkt, now_ns,
 				    false);

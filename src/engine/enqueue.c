@@ -88,6 +88,8 @@ append(struct cake *c, unsigned int tin, unsigned int idx,
 		f->head = pkt;
 	f->tail = pkt;
 	f->qlen++;
+	f->bytes += pkt->len;
+	f->pkts++;
 	t->backlog_bytes += pkt->len;
 	c->backlogs[entry] += pkt->len;
 	c->backlog_bytes += pkt->len;
@@ -200,6 +202,7 @@ drop_fattest(struct cake *c, uint64_t now_ns)
 	if (cobalt_queue_full(&f->cvars, &t->cparams, now_ns))
 		t->unresponsive_flows++;
 	t->drops++;
+	f->drops++;
 	c->dropped_pkts++;
 	if (c->cfg.ingress)
 		(void)cake_advance_shaper(c, t, pkt, now_ns, true);

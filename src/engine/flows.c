@@ -191,8 +191,10 @@ flows_lookup(struct cake *c, struct cake_tin *t, const struct cake_pkt *pkt)
 	uint32_t		 h;
 	bool			 fresh;
 
-	if (mode == CAKE_FLOW_BLIND)
+	if (mode == CAKE_FLOW_BLIND) {
+		memset(&t->flows[0].keys, 0, sizeof(t->flows[0].keys));
 		return 0;
+	}
 	h = mode_flow_hash(c, keys);
 	idx = find_way(t, h, &fresh);
 	f = &t->flows[idx];
@@ -201,6 +203,14 @@ flows_lookup(struct cake *c, struct cake_tin *t, const struct cake_pkt *pkt)
 	else if (!fresh) {
 		t->tags[idx] = h;
 		return idx;
+	}
+	if (t->tags[idx] != h) {
+		/* Another flow now: its statistics start afresh. */
+		f->keys = *keys;
+		f->bytes = 0;
+		f->pkts = 0;
+		f->drops = 0;
+		f->marks = 0;
 	}
 	t->tags[idx] = h;
 	if (dual_src(mode)) {

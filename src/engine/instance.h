@@ -35,6 +35,12 @@ struct cake_flow {
 	uint16_t		dsthost;
 	uint8_t			set;		/* enum flow_set */
 	struct cobalt_vars	cvars;
+	/* Statistics since the queue was last given to another flow. */
+	struct cake_tuple	keys;		/* as hashed (pre-NAT if supplied) */
+	uint64_t		bytes;
+	uint64_t		pkts;
+	uint32_t		drops;
+	uint32_t		marks;
 };
 
 struct cake_host {

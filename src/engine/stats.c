@@ -177,3 +177,51 @@ cake_check_invariants(const struct cake *c)
 		return __LINE__;
 	return 0;
 }
+
+static uint8_t
+flow_state(const struct cake_flow *f)
+{
+	switch (f->set) {
+	case FLOW_SET_SPARSE:
+	case FLOW_SET_SPARSE_WAIT:
+		return CAKE_FLOW_STATE_SPARSE;
+	case FLOW_SET_BULK:
+		return CAKE_FLOW_STATE_BULK;
+	case FLOW_SET_DECAYING:
+		return CAKE_FLOW_STATE_DECAYING;
+	default:
+		return CAKE_FLOW_STATE_IDLE;
+	}
+}
+
+unsigned int
+cake_get_flows(const struct cake *c, struct cake_flow_stats *out,
+    unsigned int max)
+{
+	unsigned int	d, q, n = 0;
+
+	for (d = 0; d < c->layout.count; d++) {
+		unsigned int		 tin = c->layout.display[d];
+		const struct cake_tin	*t = &c->tins[tin];
+
+		for (q = 0; q < CAKE_QUEUES && n < max; q++) {
+			const struct cake_flow	*f = &t->flows[q];
+			struct cake_flow_stats	*fs = &out[n];
+
+			if (f->pkts == 0)
+				continue;
+			memset(fs, 0, sizeof(*fs));
+			fs->keys = f->keys;
+			fs->tin = (uint8_t)d;
+			fs->state = flow_state(f);
+			fs->qlen = f->qlen;
+			fs->backlog_bytes = c->backlogs[tin * CAKE_QUEUES + q];
+			fs->bytes = f->bytes;
+			fs->pkts = f->pkts;
+			fs->drops = f->drops;
+			fs->marks = f->marks;
+			n++;
+		}
+	}
+	return n;
+}

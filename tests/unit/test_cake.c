@@ -531,6 +531,48 @@ non_ip_is_best_effort(void **state)
 	destroy(c);
 }
 
+/* Per-flow statistics: keys as hashed (pre-NAT when supplied), counters. */
+static void
+flow_stats_report_keys_and_counters(void **state)
+{
+	struct cake		*c = h_create("bandwidth 10mbit besteffort flows",
+				    CAKE_LINK_IP);
+	struct cake_flow_stats	 fs[8];
+	struct h_flow		 a = flow4(1000, 500), b = flow4(2000, 300);
+	struct cake_pkt		*p;
+	unsigned int		 n, i;
+	int			 k;
+
+	(void)state;
+	assert_int_equal(cake_get_flows(c, fs, 8), 0);
+	for (k = 0; k < 3; k++)
+		enq(c, &a, 0);
+	p = h_ipv4(&b, false);
+	p->hash_valid = true;		/* as the daemon does with conntrack */
+	cake_parse(p->data, p->len, CAKE_LINK_IP, &p->meta);
+	p->meta_valid = true;
+	p->hash_tuple = p->meta.tuple;
+	p->hash_tuple.src[15] = 99;	/* the pre-NAT host */
+	assert_int_equal(cake_enqueue(c, p, 0), CAKE_ENQ_QUEUED);
+	n = cake_get_flows(c, fs, 8);
+	assert_int_equal(n, 2);
+	for (i = 0; i < n; i++) {
+		if (fs[i].keys.sport == 1000) {
+			assert_int_equal(fs[i].pkts, 3);
+			assert_int_equal(fs[i].bytes, 1500);
+			assert_int_equal(fs[i].qlen, 3);
+			assert_int_equal(fs[i].backlog_bytes, 1500);
+			assert_int_equal(fs[i].state, CAKE_FLOW_STATE_SPARSE);
+		} else {
+			assert_int_equal(fs[i].keys.sport, 2000);
+			assert_int_equal(fs[i].keys.src[15], 99);
+			assert_int_equal(fs[i].pkts, 1);
+		}
+	}
+	assert_int_equal(cake_get_flows(c, fs, 1), 1);
+	destroy(c);
+}
+
 int
 main(void)
 {
@@ -553,6 +595,7 @@ main(void)
 		cmocka_unit_test(ingress_drops_advance_the_shaper),
 		cmocka_unit_test(stats_report_sizes_and_tins),
 		cmocka_unit_test(non_ip_is_best_effort),
+		cmocka_unit_test(flow_stats_report_keys_and_counters),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

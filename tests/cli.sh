@@ -55,6 +55,45 @@ expect "a bad configuration is not OK" 1 'configuration has errors' \
 expect "a bad configuration stops a real start too" 1 'bad.conf:4: ' \
     "$caked" -c "$tmp/bad.conf"
 
+# Start-up faults (README "When things go wrong"): one clear line and a
+# non-zero exit each, before any device is touched.
+expect "an unknown long option is a usage error" 2 "unrecognized option '--bogus'" \
+    "$caked" --bogus
+expect "an empty -c path is an error" 1 ': cannot open' "$caked" -t -c ''
+expect "a directory as the file is an error" 1 'expected a regular file' \
+    "$caked" -t -c "$tmp"
+printf '[general]\nmode = tap\nlan = averyveryverylongname0\nwan = b\n' \
+    >"$tmp/long.conf"
+expect "a device name of 16+ characters is refused" 1 \
+    "long.conf:3: \[general\] lan: expected a device name of at most 15 characters (IFNAMSIZ), found 'averyveryverylongname0'" \
+    "$caked" -c "$tmp/long.conf"
+printf '[general]\nmode = tap\nlan = a\nwan = b\ncontrol = /%0120d\n' 0 \
+    >"$tmp/sock.conf"
+expect "a socket path of 108+ bytes is refused" 1 \
+    "sock.conf:5: \[general\] control: expected a path of at most 107 bytes" \
+    "$caked" -c "$tmp/sock.conf"
+printf '[general]\nmode = tap\nlan = a\nwan = b\nuser = caked-no-such-user\n' \
+    >"$tmp/user.conf"
+expect "an unknown user is refused" 1 \
+    "user.conf:5: \[general\] user: expected an existing user, found 'caked-no-such-user'" \
+    "$caked" -c "$tmp/user.conf"
+# Unreadable: root reads any file, so drop to nobody when run as root.
+cp "$sample" "$tmp/unreadable.conf"
+chmod 000 "$tmp/unreadable.conf"
+chmod 0755 "$tmp"
+if [ "$(id -u)" -ne 0 ]; then
+	expect "an unreadable file is an error" 1 \
+	    'unreadable.conf: cannot open: Permission denied' \
+	    "$caked" -t -c "$tmp/unreadable.conf"
+elif command -v setpriv >/dev/null 2>&1 &&
+    setpriv --reuid=nobody --regid=nogroup --clear-groups "$caked" -V \
+    >/dev/null 2>&1; then
+	expect "an unreadable file is an error" 1 \
+	    'unreadable.conf: cannot open: Permission denied' \
+	    setpriv --reuid=nobody --regid=nogroup --clear-groups \
+	    "$caked" -t -c "$tmp/unreadable.conf"
+fi
+
 # The printed configuration is itself a valid configuration.
 "$caked" -t -v -c "$sample" | sed '/^configuration OK$/d' >"$tmp/canon.conf"
 expect "the canonical configuration loads" 0 '^configuration OK$' \

@@ -20,6 +20,7 @@ packages=(
 	libcmocka-dev
 	iproute2 iperf3 iputils-ping jq tcpdump mandoc gnuplot-nox bc procps
 	conntrack nftables iptables
+	systemd passwd util-linux python3
 )
 
 step() { printf '\n==> %s\n' "$*"; }

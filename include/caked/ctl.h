@@ -29,8 +29,18 @@
 #define CTL_WRITE_TIMEOUT_S	10	/* a reply not drained in time closes */
 #define CTL_ACCEPT_PAUSE_MS	1000	/* accept() paused after EMFILE */
 #define CTL_SOCKET_MODE		0660
+/*
+ * Rows per direction of a hosts or flows reply ("top N"). The largest flow
+ * row (two 45-character addresses, every counter at its maximum) is under
+ * 400 bytes, so two directions of CTL_TOP_MAX rows stay well inside
+ * CTL_REPLY_MAX (test_ctlcmd checks the worst case).
+ */
+#define CTL_TOP_DEFAULT		10
+#define CTL_TOP_MAX		64
 
 /* Request words. */
+#define CTL_CMD_FLOWS		"flows"
+#define CTL_CMD_HOSTS		"hosts"
 #define CTL_CMD_PING		"ping"
 #define CTL_CMD_RELOAD		"reload"
 #define CTL_CMD_SET		"set"
@@ -38,6 +48,7 @@
 #define CTL_CMD_VERSION		"version"
 #define CTL_DIR_UPLOAD		"upload"
 #define CTL_DIR_DOWNLOAD	"download"
+#define CTL_ARG_TOP		"top"		/* hosts|flows [DIR] [top N] */
 
 /* Reply keys (per tin and global names follow `tc -j -s qdisc`). */
 #define CTL_KEY_VERSION		"version"
@@ -51,6 +62,10 @@
 #define CTL_KEY_TINS		"tins"
 #define CTL_KEY_NAME		"name"
 #define CTL_KEY_MESSAGE		"message"
+#define CTL_KEY_HOSTS		"hosts"		/* array of a direction */
+#define CTL_KEY_FLOWS		"flows"		/* array; in a host, a count */
+#define CTL_KEY_TOTAL		"total"		/* rows before the top N cut */
+#define CTL_KEY_ADDRESS		"address"
 
 /* Values of CTL_KEY_CODE in an error reply. */
 #define CTL_CODE_UNKNOWN	"unknown"	/* no such command */

@@ -33,6 +33,7 @@ struct cakectl {
 	const char		*path;
 	int			 json;
 	long			 count;		/* watch: 0 = until interrupted */
+	int			 count_set;	/* -n given (hosts, flows: rows) */
 	int			 fd;
 	struct parser_result	 cmd;
 	char			 reply[CTL_REPLY_MAX + 1];
@@ -59,7 +60,8 @@ usage(void)
 {
 	fprintf(stderr, "usage: cakectl [-j] [-n count] [-s socket] command "
 	    "[argument ...]\n"
-	    "commands: metrics [upload | download], ping, reload,\n"
+	    "commands: flows [upload | download], hosts [upload | download],\n"
+	    "          metrics [upload | download], ping, reload,\n"
 	    "          set upload | download keyword ...,\n"
 	    "          stats [upload | download], version,\n"
 	    "          watch [upload | download]\n");
@@ -154,12 +156,13 @@ cakectl_receive(struct cakectl *c)
 	}
 }
 
-/* Exits with the status an error reply calls for. */
+/* Exits with the status an error reply calls for (v is freed first). */
 static void
-cakectl_refused(const struct json_value *v)
+cakectl_refused(struct json_value *v)
 {
 	const char	*code = json_get_str(v, CTL_KEY_CODE);
 	const char	*msg = json_get_str(v, CTL_KEY_ERROR);
+	char		 line[512];
 	int		 status = CTL_EXIT_REFUSED;
 
 	if (code != NULL && strcmp(code, CTL_CODE_DENIED) == 0)
@@ -167,10 +170,14 @@ cakectl_refused(const struct json_value *v)
 	else if (code != NULL && (strcmp(code, CTL_CODE_UNKNOWN) == 0 ||
 	    strcmp(code, CTL_CODE_USAGE) == 0))
 		status = CTL_EXIT_USAGE;
-	cakectl_die(status, "%s", msg != NULL ? msg : "request refused");
+	(void)snprintf(line, sizeof(line), "%s",
+	    msg != NULL ? msg : "request refused");
+	json_free(v);
+	cakectl_die(status, "%s", line);
 }
 
-static void
+/* Prints a successful reply; -1 if it lacks a field. */
+static int
 cakectl_print(struct cakectl *c, const struct json_value *v)
 {
 	const char	*s;
@@ -183,6 +190,12 @@ cakectl_print(struct cakectl *c, const struct json_value *v)
 		break;
 	case PARSER_METRICS:
 		rc = render_metrics(stdout, v);
+		break;
+	case PARSER_HOSTS:
+		rc = render_hosts(stdout, v);
+		break;
+	case PARSER_FLOWS:
+		rc = render_flows(stdout, v);
 		break;
 	case PARSER_VERSION:
 		s = json_get_str(v, CTL_KEY_DAEMON_VERSION);
@@ -198,9 +211,7 @@ cakectl_print(struct cakectl *c, const struct json_value *v)
 		printf("%s\n", s != NULL ? s : "ok");
 		break;
 	}
-	if (rc == -1)
-		cakectl_die(CTL_EXIT_PROTOCOL, "incomplete reply from the "
-		    "daemon");
+	return rc;
 }
 
 /* One request and its reply, printed. */
@@ -209,6 +220,7 @@ cakectl_exchange(struct cakectl *c)
 {
 	struct json_value	*v;
 	char			 err[128];
+	int			 rc = 0;
 
 	cakectl_send(c);
 	cakectl_receive(c);
@@ -219,8 +231,11 @@ cakectl_exchange(struct cakectl *c)
 	if (c->json)
 		fwrite(c->reply, 1, c->reply_len, stdout);
 	else
-		cakectl_print(c, v);
+		rc = cakectl_print(c, v);
 	json_free(v);
+	if (rc == -1)
+		cakectl_die(CTL_EXIT_PROTOCOL, "incomplete reply from the "
+		    "daemon");
 	if (fflush(stdout) == EOF)
 		cakectl_die(CTL_EXIT_USAGE, "stdout: %s", strerror(errno));
 }
@@ -276,6 +291,7 @@ main(int argc, char *argv[])
 			    v < 0 || v > INT_MAX)
 				errstr = "-n: not a count";
 			c.count = v;
+			c.count_set = 1;
 			break;
 		case 's':
 			c.path = optarg;
@@ -291,6 +307,9 @@ main(int argc, char *argv[])
 	if (argc == 0)
 		usage();
 	if (parser_parse(argc, argv, &c.cmd, err, sizeof(err)) == -1)
+		cakectl_die(CTL_EXIT_USAGE, "%s", err);
+	if (c.count_set && PARSER_HAS_TOP(c.cmd.action) &&
+	    parser_top(&c.cmd, c.count, err, sizeof(err)) == -1)
 		cakectl_die(CTL_EXIT_USAGE, "%s", err);
 	cakectl_connect(&c);
 	if (c.cmd.action == PARSER_WATCH)

@@ -55,6 +55,8 @@ static const struct token t_end[] = {
 };
 
 static const struct token t_main[] = {
+	{ TOK_KEYWORD, CTL_CMD_FLOWS, PARSER_FLOWS, t_dir_opt },
+	{ TOK_KEYWORD, CTL_CMD_HOSTS, PARSER_HOSTS, t_dir_opt },
 	{ TOK_KEYWORD, "metrics", PARSER_METRICS, t_dir_opt },
 	{ TOK_KEYWORD, CTL_CMD_PING, PARSER_PING, t_end },
 	{ TOK_KEYWORD, CTL_CMD_RELOAD, PARSER_RELOAD, t_end },
@@ -67,6 +69,8 @@ static const struct token t_main[] = {
 
 /* The daemon's command for each action. */
 static const char *const parser_request[] = {
+	[PARSER_FLOWS] = CTL_CMD_FLOWS,
+	[PARSER_HOSTS] = CTL_CMD_HOSTS,
 	[PARSER_METRICS] = CTL_CMD_STATS,
 	[PARSER_PING] = CTL_CMD_PING,
 	[PARSER_RELOAD] = CTL_CMD_RELOAD,
@@ -201,6 +205,30 @@ parser_parse(int argc, char *const argv[], struct parser_result *res,
 		return parser_fail(err, errlen, "missing argument (expected "
 		    "%s)", expected);
 	}
+	res->request[n] = '\n';
+	res->request[n + 1] = '\0';
+	return 0;
+}
+
+int
+parser_top(struct parser_result *res, long rows, char *err, size_t errlen)
+{
+	size_t	n = strlen(res->request);
+	char	word[32];
+
+	if (!PARSER_HAS_TOP(res->action))
+		return parser_fail(err, errlen, "-n: only with %s, %s and "
+		    "watch", CTL_CMD_HOSTS, CTL_CMD_FLOWS);
+	if (rows < 1 || rows > CTL_TOP_MAX)
+		return parser_fail(err, errlen, "-n: %ld rows is not in 1 to "
+		    "%d", rows, CTL_TOP_MAX);
+	if (n == 0 || res->request[n - 1] != '\n')
+		return parser_fail(err, errlen, "no command to count for");
+	n--;	/* overwrite the "\n" */
+	(void)snprintf(word, sizeof(word), "%ld", rows);
+	if (parser_append(res, &n, CTL_ARG_TOP, err, errlen) == -1 ||
+	    parser_append(res, &n, word, err, errlen) == -1)
+		return -1;
 	res->request[n] = '\n';
 	res->request[n + 1] = '\0';
 	return 0;

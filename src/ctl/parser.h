@@ -11,6 +11,8 @@
 
 enum parser_action {
 	PARSER_NONE = 0,
+	PARSER_FLOWS,		/* the busiest flows */
+	PARSER_HOSTS,		/* the busiest hosts */
 	PARSER_METRICS,		/* stats, printed for Prometheus */
 	PARSER_PING,
 	PARSER_RELOAD,
@@ -26,11 +28,21 @@ struct parser_result {
 	char			 request[CTL_LINE_MAX];	/* ends in "\n" */
 };
 
+/* Whether the command takes a row count (hosts, flows: cakectl -n). */
+#define PARSER_HAS_TOP(a)	((a) == PARSER_HOSTS || (a) == PARSER_FLOWS)
+
 /*
  * Parses argv[0..argc) (the words after the options). Returns 0, or -1
  * with a one-line message in err.
  */
 int	parser_parse(int argc, char *const argv[], struct parser_result *res,
 	    char *err, size_t errlen);
+/*
+ * Asks for the top rows rows of a hosts or flows command (cakectl -n):
+ * appends "top N" to the request. Returns 0, or -1 with a message if the
+ * command takes no count or rows is not in 1..CTL_TOP_MAX.
+ */
+int	parser_top(struct parser_result *res, long rows, char *err,
+	    size_t errlen);
 
 #endif /* CAKED_CTL_PARSER_H */

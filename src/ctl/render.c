@@ -6,6 +6,9 @@
  * nothing. The metrics view is the Prometheus text format with the
  * direction and tin as labels.
  *
+ * The hosts and flows views are tables with a header line, each column
+ * as wide as its widest cell.
+ *
  * It only formats: it never talks to the daemon and never links the
  * engine (units come from src/common/keywords.c).
  */
@@ -13,6 +16,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "caked/ctl.h"
@@ -25,6 +29,8 @@ enum render_kind {
 	RENDER_RATE,		/* bytes/s, printed as "20Mbit" */
 	RENDER_TIME,		/* us, printed as "5ms" */
 	RENDER_SIZE,		/* bytes, printed as "1514b" / "4Mb" */
+	RENDER_STR,		/* string, as it is */
+	RENDER_ENDPOINT,	/* address and port: "10.0.0.1:80", "[::1]:80" */
 };
 
 /* The per-tin rows of tc, in tc's order (CAKE-SPEC §8). */
@@ -82,6 +88,9 @@ render_value(const struct json_value *obj, const char *key,
 		break;
 	case RENDER_NUM:
 		rc = snprintf(buf, len, "%" PRIu64, v) < (int)len ? 0 : -1;
+		break;
+	default:
+		rc = -1;
 		break;
 	}
 	return rc;
@@ -168,6 +177,87 @@ render_tins(FILE *fp, const struct json_value *d)
 	return bad ? -1 : 0;
 }
 
+/* The "nat" object (conntrack and its cache), when caked uses it. */
+/* A signed microsecond value as a time, or "-" (none: -1, or missing). */
+static void
+render_us(const struct json_value *obj, const char *key, char *buf,
+    size_t len)
+{
+	const struct json_value	*v = json_get(obj, key);
+	long long		 us;
+
+	if (v == NULL || v->str == NULL || (us = strtoll(v->str, NULL, 10)) <
+	    0 || keywords_format_time((uint64_t)us, buf, len) == -1)
+		(void)snprintf(buf, len, "-");
+}
+
+/* A direction's "autorate" object (caked.conf(5) autorate). */
+static int
+render_autorate(FILE *fp, const struct json_value *a)
+{
+	const struct json_value	*refl, *r;
+	const char		*act = json_get_str(a, "last_action");
+	char			 c[6][RENDER_CELL];
+	int			 bad = 0;
+
+	bad |= render_value(a, "rate", RENDER_RATE, c[0], sizeof(c[0]));
+	bad |= render_value(a, "min", RENDER_RATE, c[1], sizeof(c[1]));
+	bad |= render_value(a, "base", RENDER_RATE, c[2], sizeof(c[2]));
+	bad |= render_value(a, "max", RENDER_RATE, c[3], sizeof(c[3]));
+	bad |= render_value(a, "achieved", RENDER_RATE, c[4], sizeof(c[4]));
+	fprintf(fp, " autorate: rate %s (min %s base %s max %s) achieved %s "
+	    "load %" PRIu64 "%%\n", c[0], c[1], c[2], c[3], c[4],
+	    render_u64(a, "load_pct", &bad));
+	render_us(a, "delay_us", c[0], sizeof(c[0]));
+	render_us(a, "threshold_us", c[1], sizeof(c[1]));
+	render_us(a, "queue_delay_us", c[2], sizeof(c[2]));
+	fprintf(fp, "  delay %s (threshold %s) queue %s last %s; rises %"
+	    PRIu64 " cuts %" PRIu64 " drifts %" PRIu64 " stalls %" PRIu64
+	    "\n", c[0], c[1], c[2], act != NULL ? act : "?",
+	    render_u64(a, "rises", &bad), render_u64(a, "cuts", &bad),
+	    render_u64(a, "drifts", &bad), render_u64(a, "stalls", &bad));
+	if ((refl = json_get(a, "reflectors")) == NULL)
+		return bad ? -1 : 0;
+	for (r = refl->child; r != NULL; r = r->next) {
+		render_us(r, "baseline_us", c[0], sizeof(c[0]));
+		render_us(r, "delta_us", c[1], sizeof(c[1]));
+		render_us(r, "rtt_us", c[2], sizeof(c[2]));
+		fprintf(fp, "  reflector %s: baseline %s delay %s rtt %s "
+		    "replies %" PRIu64 "%s\n", json_get_str(r, "address") !=
+		    NULL ? json_get_str(r, "address") : "?", c[0], c[1], c[2],
+		    render_u64(r, "replies", &bad), json_get_bool(r, "fresh",
+		    false) ? "" : " (stale)");
+	}
+	return bad ? -1 : 0;
+}
+
+static int
+render_nat(FILE *fp, const struct json_value *n)
+{
+	const char	*state = json_get_str(n, "conntrack");
+	uint64_t	 hits, misses;
+	int		 bad = 0;
+
+	hits = render_u64(n, "hits", &bad);
+	misses = render_u64(n, "misses", &bad);
+	fprintf(fp, "\nnat: conntrack %s, cache %" PRIu64 "/%" PRIu64
+	    " entries\n", state != NULL ? state : "?",
+	    render_u64(n, "cache_entries", &bad),
+	    render_u64(n, "cache_size", &bad));
+	fprintf(fp, " hits %" PRIu64 " misses %" PRIu64 " (hit ratio %.1f%%)"
+	    " evictions %" PRIu64 " expiries %" PRIu64 "\n", hits, misses,
+	    hits + misses > 0 ? 100.0 * (double)hits /
+	    (double)(hits + misses) : 0.0,
+	    render_u64(n, "evictions", &bad), render_u64(n, "expiries", &bad));
+	fprintf(fp, " events %" PRIu64 " queries %" PRIu64 " answers %" PRIu64
+	    " not found %" PRIu64 " failures %" PRIu64 " skipped %" PRIu64
+	    "\n", render_u64(n, "events", &bad), render_u64(n, "queries",
+	    &bad), render_u64(n, "answers", &bad), render_u64(n, "not_found",
+	    &bad), render_u64(n, "query_failures", &bad),
+	    render_u64(n, "query_skipped", &bad));
+	return bad ? -1 : 0;
+}
+
 int
 render_stats(FILE *fp, const struct json_value *reply)
 {
@@ -182,7 +272,11 @@ render_stats(FILE *fp, const struct json_value *reply)
 			fprintf(fp, "\n");
 		bad |= render_globals(fp, d->key, d);
 		bad |= render_tins(fp, d);
+		if (json_get(d, "autorate") != NULL)
+			bad |= render_autorate(fp, json_get(d, "autorate"));
 	}
+	if (json_get(reply, "nat") != NULL)
+		bad |= render_nat(fp, json_get(reply, "nat"));
 	return bad ? -1 : 0;
 }
 
@@ -378,4 +472,184 @@ render_metrics(FILE *fp, const struct json_value *reply)
 		render_metric(fp, &render_metrics_table[i], reply);
 	}
 	return 0;
+}
+
+/* ---- hosts and flows tables ---------------------------------------------- */
+
+#define RENDER_COLS_MAX	12
+
+struct render_col {
+	const char		*head;
+	const char		*key;
+	const char		*port;		/* RENDER_ENDPOINT: port key */
+	enum render_kind	 kind;
+	bool			 left;		/* else right-aligned */
+	const char		*sep;		/* before the column */
+};
+
+static const struct render_col render_host_cols[] = {
+	{ "HOST", CTL_KEY_ADDRESS, NULL, RENDER_STR, true, "" },
+	{ "BYTES", "bytes", NULL, RENDER_NUM, false, "  " },
+	{ "PACKETS", "packets", NULL, RENDER_NUM, false, "  " },
+	{ "BACKLOG", "backlog_bytes", NULL, RENDER_SIZE, false, "  " },
+	{ "DROPS", "drops", NULL, RENDER_NUM, false, "  " },
+	{ "MARKS", "marks", NULL, RENDER_NUM, false, "  " },
+	{ "FLOWS", CTL_KEY_FLOWS, NULL, RENDER_NUM, false, "  " },
+};
+
+static const struct render_col render_flow_cols[] = {
+	{ "PROTO", "proto", NULL, RENDER_STR, true, "" },
+	{ "SOURCE", "src", "sport", RENDER_ENDPOINT, true, "  " },
+	{ "DESTINATION", "dst", "dport", RENDER_ENDPOINT, true, " -> " },
+	{ "TIN", "tin", NULL, RENDER_STR, true, "  " },
+	{ "STATE", "state", NULL, RENDER_STR, true, "  " },
+	{ "BYTES", "bytes", NULL, RENDER_NUM, false, "  " },
+	{ "PACKETS", "packets", NULL, RENDER_NUM, false, "  " },
+	{ "BACKLOG", "backlog_bytes", NULL, RENDER_SIZE, false, "  " },
+	{ "DROPS", "drops", NULL, RENDER_NUM, false, "  " },
+	{ "MARKS", "marks", NULL, RENDER_NUM, false, "  " },
+};
+
+/* A table: its columns, the JSON array that holds its rows, its noun. */
+struct render_table {
+	const struct render_col	*cols;
+	size_t			 ncols;
+	const char		*array;
+	const char		*noun;		/* plural */
+	const char		*noun1;		/* singular */
+};
+
+/* One cell of row; "?" and -1 if a field is missing. */
+static int
+render_cell(const struct json_value *row, const struct render_col *c,
+    char *buf, size_t len)
+{
+	const char	*s = json_get_str(row, c->key);
+	uint64_t	 port;
+
+	if (c->kind != RENDER_STR && c->kind != RENDER_ENDPOINT)
+		return render_value(row, c->key, c->kind, buf, len);
+	if (s == NULL || (c->kind == RENDER_ENDPOINT &&
+	    json_get_u64(row, c->port, &port) == -1)) {
+		(void)snprintf(buf, len, "?");
+		return -1;
+	}
+	if (c->kind == RENDER_STR || port == 0)
+		(void)snprintf(buf, len, "%s", s);
+	else if (strchr(s, ':') != NULL)
+		(void)snprintf(buf, len, "[%s]:%" PRIu64, s, port);
+	else
+		(void)snprintf(buf, len, "%s:%" PRIu64, s, port);
+	return 0;
+}
+
+static void
+render_cell_print(FILE *fp, const struct render_col *c, int width,
+    const char *cell, bool last)
+{
+	fputs(c->sep, fp);
+	if (!c->left)
+		fprintf(fp, "%*s", width, cell);
+	else if (last)
+		fputs(cell, fp);
+	else
+		fprintf(fp, "%-*s", width, cell);
+}
+
+static int
+render_table(FILE *fp, const struct render_table *t,
+    const struct json_value *rows)
+{
+	const struct json_value	*r;
+	char			 cell[RENDER_CELL + 48];
+	int			 width[RENDER_COLS_MAX], n, bad = 0;
+	size_t			 i;
+
+	for (i = 0; i < t->ncols; i++)
+		width[i] = (int)strlen(t->cols[i].head);
+	for (r = rows->child; r != NULL; r = r->next) {
+		for (i = 0; i < t->ncols; i++) {
+			bad |= render_cell(r, &t->cols[i], cell, sizeof(cell));
+			if ((n = (int)strlen(cell)) > width[i])
+				width[i] = n;
+		}
+	}
+	for (i = 0; i < t->ncols; i++) {
+		if (strcmp(t->cols[i].sep, " -> ") == 0)
+			fputs("    ", fp);	/* no arrow in the header */
+		else
+			fputs(t->cols[i].sep, fp);
+		fprintf(fp, t->cols[i].left && i + 1 < t->ncols ? "%-*s" :
+		    "%*s", width[i], t->cols[i].head);
+	}
+	fputc('\n', fp);
+	for (r = rows->child; r != NULL; r = r->next) {
+		for (i = 0; i < t->ncols; i++) {
+			(void)render_cell(r, &t->cols[i], cell, sizeof(cell));
+			render_cell_print(fp, &t->cols[i], width[i], cell,
+			    i + 1 == t->ncols);
+		}
+		fputc('\n', fp);
+	}
+	return bad ? -1 : 0;
+}
+
+static int
+render_top(FILE *fp, const struct json_value *reply,
+    const struct render_table *t)
+{
+	const struct json_value	*dirs, *d, *rows;
+	uint64_t		 total;
+	size_t			 shown;
+	int			 bad = 0;
+
+	dirs = json_get(reply, CTL_KEY_DIRECTIONS);
+	if (dirs == NULL || dirs->type != JSON_OBJECT)
+		return -1;
+	for (d = dirs->child; d != NULL; d = d->next) {
+		rows = json_get(d, t->array);
+		if (rows == NULL || rows->type != JSON_ARRAY ||
+		    json_get_u64(d, CTL_KEY_TOTAL, &total) == -1)
+			return -1;
+		if (d != dirs->child)
+			fputc('\n', fp);
+		fprintf(fp, "%s: ", d->key);
+		shown = json_count(rows);
+		if (total == 0) {
+			fprintf(fp, "no %s\n", t->noun);
+			continue;
+		}
+		if (shown < total)
+			fprintf(fp, "top %zu of ", shown);
+		fprintf(fp, "%" PRIu64 " %s", total, total == 1 ? t->noun1 :
+		    t->noun);
+		if (t->cols == render_host_cols)
+			fprintf(fp, " by %s address", strcmp(d->key,
+			    CTL_DIR_DOWNLOAD) == 0 ? "destination" : "source");
+		fprintf(fp, ", busiest first\n");
+		bad |= render_table(fp, t, rows);
+	}
+	return bad ? -1 : 0;
+}
+
+int
+render_hosts(FILE *fp, const struct json_value *reply)
+{
+	static const struct render_table t = {
+		render_host_cols, RENDER_NITEMS(render_host_cols),
+		CTL_KEY_HOSTS, "hosts", "host",
+	};
+
+	return render_top(fp, reply, &t);
+}
+
+int
+render_flows(FILE *fp, const struct json_value *reply)
+{
+	static const struct render_table t = {
+		render_flow_cols, RENDER_NITEMS(render_flow_cols),
+		CTL_KEY_FLOWS, "flows", "flow",
+	};
+
+	return render_top(fp, reply, &t);
 }

@@ -15,5 +15,12 @@ struct json_value;
 int	render_stats(FILE *fp, const struct json_value *reply);
 /* Prints a stats reply in the Prometheus text exposition format 0.0.4. */
 int	render_metrics(FILE *fp, const struct json_value *reply);
+/*
+ * Print a hosts or flows reply: per direction a title line, then a table
+ * with a header line and aligned columns. Return 0, or -1 if the reply
+ * lacks a field.
+ */
+int	render_hosts(FILE *fp, const struct json_value *reply);
+int	render_flows(FILE *fp, const struct json_value *reply);
 
 #endif /* CAKED_CTL_RENDER_H */

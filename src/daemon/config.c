@@ -26,9 +26,11 @@
 
 #include "caked/cake.h"
 #include "caked/keywords.h"
+#include "daemon/arconf.h"
 #include "daemon/config.h"
 #include "daemon/inifile.h"
 #include "daemon/log.h"
+#include "daemon/natcache.h"
 
 #define CONFIG_TOKENS_MAX	32	/* keyword tokens in one value */
 
@@ -125,7 +127,8 @@ static const struct dir_key dir_keys[] = {
 
 static const char *const general_keys[] = {
 	"mode", "lan", "wan", "mtu", "control", "user", "log-level", "log",
-	"control-group", "admin-group",
+	"control-group", "admin-group", "offload", "nat-cache-size",
+	"nat-cache-expiry",
 };
 #define GENERAL_KEYS	(sizeof(general_keys) / sizeof(general_keys[0]))
 
@@ -147,6 +150,8 @@ config_known_key(int section, const char *key)
 {
 	size_t	i;
 
+	if (arconf_known_key(section == SEC_GENERAL, key))
+		return 1;
 	if (section == SEC_GENERAL) {
 		for (i = 0; i < GENERAL_KEYS; i++)
 			if (strcmp(general_keys[i], key) == 0)
@@ -480,6 +485,42 @@ config_device(struct config_ctx *ctx, const char *key, int line,
 		(void)snprintf(dst, IFNAMSIZ, "%s", v);
 }
 
+/* nat-cache-size ENTRIES, nat-cache-expiry SECONDS[s]. */
+static void
+config_nat_cache(struct config_ctx *ctx, const char *key, int line,
+    const char *v, struct caked_config *cfg)
+{
+	char		 num[32], expected[96];
+	size_t		 n = strlen(v);
+	unsigned long	 val;
+
+	if (strcmp(key, "nat-cache-size") == 0) {
+		if (config_parse_uint(v, NATCACHE_SIZE_MAX, &val) == -1 ||
+		    val < NATCACHE_SIZE_MIN) {
+			(void)snprintf(expected, sizeof(expected), "a number "
+			    "of entries from %u to %u", NATCACHE_SIZE_MIN,
+			    NATCACHE_SIZE_MAX);
+			config_expect(ctx, line, SEC_GENERAL, key, expected,
+			    v);
+		} else
+			cfg->nat_cache_size = (uint32_t)val;
+		return;
+	}
+	if (n > 1 && v[n - 1] == 's')
+		n--;
+	if (n >= sizeof(num))
+		n = sizeof(num) - 1;
+	memcpy(num, v, n);
+	num[n] = '\0';
+	if (config_parse_uint(num, NATCACHE_EXPIRY_MAX_S, &val) == -1 ||
+	    val == 0) {
+		(void)snprintf(expected, sizeof(expected), "seconds from 1 to "
+		    "%u (e.g. 120s)", NATCACHE_EXPIRY_MAX_S);
+		config_expect(ctx, line, SEC_GENERAL, key, expected, v);
+	} else
+		cfg->nat_cache_expiry_s = (uint32_t)val;
+}
+
 static void
 config_general_key(struct config_ctx *ctx, const char *key, int line,
     const char *v, struct caked_config *cfg)
@@ -547,6 +588,14 @@ config_general_key(struct config_ctx *ctx, const char *key, int line,
 		else
 			config_expect(ctx, line, SEC_GENERAL, key,
 			    "debug, info, warning or error", v);
+	} else if (strncmp(key, "nat-cache-", 10) == 0)
+		config_nat_cache(ctx, key, line, v, cfg);
+	else if (strcmp(key, "offload") == 0) {
+		if (strcmp(v, "yes") == 0 || strcmp(v, "no") == 0)
+			cfg->offload = strcmp(v, "yes") == 0;
+		else
+			config_expect(ctx, line, SEC_GENERAL, key,
+			    "yes or no", v);
 	} else if (strcmp(key, "log") == 0) {
 		if (strcmp(v, "stderr") == 0 || strcmp(v, "syslog") == 0)
 			cfg->log_syslog = strcmp(v, "syslog") == 0;
@@ -622,6 +671,9 @@ config_defaults(struct caked_config *cfg)
 	(void)snprintf(cfg->lan, sizeof(cfg->lan), "%s", CONFIG_DEFAULT_LAN);
 	(void)snprintf(cfg->wan, sizeof(cfg->wan), "%s", CONFIG_DEFAULT_WAN);
 	cfg->mtu = CONFIG_DEFAULT_MTU;
+	cfg->offload = true;
+	cfg->nat_cache_size = NATCACHE_SIZE_DEFAULT;
+	cfg->nat_cache_expiry_s = NATCACHE_EXPIRY_DEFAULT_S;
 	(void)snprintf(cfg->control, sizeof(cfg->control), "%s",
 	    CONFIG_DEFAULT_CONTROL);
 	cfg->log_level = LOG_INFO;
@@ -669,6 +721,7 @@ config_load(const char *path, struct caked_config *out,
 		cfg.shaped[dir] = true;
 		config_dir(&ctx, SEC_UPLOAD + dir, &cfg.cake[dir]);
 	}
+	arconf_load(ctx.file, ctx.dict, config_sections, &cfg);
 	if (inifile_errors(ctx.file) == 0) {
 		*out = cfg;
 		rv = 0;
@@ -704,13 +757,21 @@ config_print(const struct caked_config *cfg, FILE *fp)
 		fprintf(fp, "control-group = %s\n", cfg->control_group);
 	if (cfg->admin_group[0] != '\0')
 		fprintf(fp, "admin-group = %s\n", cfg->admin_group);
+	fprintf(fp, "offload = %s\n", cfg->offload ? "yes" : "no");
+	if (cfg->nat_cache_size != NATCACHE_SIZE_DEFAULT)
+		fprintf(fp, "nat-cache-size = %u\n", cfg->nat_cache_size);
+	if (cfg->nat_cache_expiry_s != NATCACHE_EXPIRY_DEFAULT_S)
+		fprintf(fp, "nat-cache-expiry = %us\n",
+		    cfg->nat_cache_expiry_s);
 	fprintf(fp, "log-level = %s\nlog = %s\n", levels[lvl],
 	    cfg->log_syslog ? "syslog" : "stderr");
+	arconf_print_general(cfg, fp);
 	for (dir = 0; dir < CONFIG_DIRS; dir++) {
 		if (keywords_format(&cfg->cake[dir], opts, sizeof(opts)) == -1)
 			return -1;
 		fprintf(fp, "\n[%s]\noptions = \"%s\"\n",
 		    config_dir_name(dir), opts);
+		arconf_print_dir(cfg, dir, fp);
 	}
 	return ferror(fp) ? -1 : 0;
 }
@@ -727,6 +788,10 @@ config_restart_needed(const struct caked_config *old,
 		return "[general] wan";
 	if (old->mtu != new->mtu)
 		return "[general] mtu";
+	if (old->offload != new->offload)
+		return "[general] offload";
+	if (old->nat_cache_size != new->nat_cache_size)
+		return "[general] nat-cache-size";
 	if (strcmp(old->control, new->control) != 0)
 		return "[general] control";
 	if (strcmp(old->user, new->user) != 0)

@@ -8,12 +8,14 @@
 #include <sys/types.h>
 
 #include <net/if.h>
+#include <netinet/in.h>
 
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 
 #include "caked/cake.h"
+#include "daemon/autorate.h"
 
 #define CONFIG_DEFAULT_LAN	"caked-lan"
 #define CONFIG_DEFAULT_WAN	"caked-wan"
@@ -43,6 +45,9 @@ struct caked_config {
 	char			lan[IFNAMSIZ];
 	char			wan[IFNAMSIZ];
 	uint32_t		mtu;
+	bool			offload;	/* vnet header, TSO/GSO, csum */
+	uint32_t		nat_cache_size;		/* entries */
+	uint32_t		nat_cache_expiry_s;	/* idle positive entries */
 	char			control[CONFIG_CONTROL_MAX];
 	char			user[CONFIG_USER_MAX];	/* "" = stay root */
 	char			control_group[CONFIG_USER_MAX];	/* "" = keep */
@@ -53,6 +58,9 @@ struct caked_config {
 	bool			log_syslog;
 	struct cake_config	cake[CONFIG_DIRS];
 	bool			shaped[CONFIG_DIRS];	/* section present */
+	struct autorate_params	autorate[CONFIG_DIRS];	/* arconf.c */
+	struct in_addr		reflectors[AUTORATE_REFLECTORS_MAX];
+	unsigned int		reflectors_n;
 };
 
 /* Receives one complete error line ("FILE:LINE: [section] key: ..."). */

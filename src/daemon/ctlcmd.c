@@ -6,11 +6,17 @@
  * through the callbacks of struct ctlcmd_ops, so the whole protocol is
  * unit-tested with a fake snapshot. It must not decide who the peer is
  * (the socket adapter does) and must not log (the caller logs what the
- * result says changed).
+ * result says changed). hosts and flows sort and sum in the daemon's
+ * scratch arrays (ops->scratch): a request never allocates.
  */
+#include <sys/socket.h>
+#include <netinet/in.h>
+#include <arpa/inet.h>
+
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "caked/cake.h"
@@ -233,6 +239,10 @@ ctlcmd_direction(struct ctlcmd_ctx *x, int dir)
 		json_object_end(&x->w);
 	}
 	json_array_end(&x->w);
+	if (x->ops->autorate != NULL)
+		x->ops->autorate(x->ops->arg, dir, &x->w);
+	if (x->ops->io != NULL)
+		x->ops->io(x->ops->arg, dir, &x->w);
 	json_object_end(&x->w);
 	return 0;
 }
@@ -260,6 +270,33 @@ ctlcmd_control(struct ctlcmd_ctx *x)
 	json_object_end(&x->w);
 }
 
+static void
+ctlcmd_nat(struct ctlcmd_ctx *x)
+{
+	struct ctlcmd_nat	n;
+
+	memset(&n, 0, sizeof(n));
+	if (x->ops->nat == NULL || x->ops->nat(x->ops->arg, &n) == -1)
+		return;
+	json_object_begin(&x->w, "nat");
+	json_string(&x->w, "conntrack", n.state != NULL ? n.state : "?");
+	json_uint(&x->w, "cache_entries", n.entries);
+	json_uint(&x->w, "cache_size", n.size);
+	json_uint(&x->w, "hits", n.hits);
+	json_uint(&x->w, "misses", n.misses);
+	json_uint(&x->w, "negative_hits", n.neg_hits);
+	json_uint(&x->w, "evictions", n.evictions);
+	json_uint(&x->w, "expiries", n.expiries);
+	json_uint(&x->w, "events", n.events);
+	json_uint(&x->w, "queries", n.queries);
+	json_uint(&x->w, "answers", n.answers);
+	json_uint(&x->w, "not_found", n.not_found);
+	json_uint(&x->w, "query_failures", n.query_failures);
+	json_uint(&x->w, "query_skipped", n.query_skipped);
+	json_uint(&x->w, "enobufs", n.enobufs);
+	json_object_end(&x->w);
+}
+
 static int
 ctlcmd_stats(struct ctlcmd_ctx *x, struct ctlcmd_req *r)
 {
@@ -282,6 +319,7 @@ ctlcmd_stats(struct ctlcmd_ctx *x, struct ctlcmd_req *r)
 	}
 	json_object_end(&x->w);
 	ctlcmd_control(x);
+	ctlcmd_nat(x);
 	json_object_end(&x->w);
 	return 0;
 }
@@ -363,11 +401,286 @@ ctlcmd_simple(struct ctlcmd_ctx *x, struct ctlcmd_req *r)
 	return 0;
 }
 
+/* ---- hosts and flows ---------------------------------------------------- */
+
+/* CAKE_FLOW_STATE_* */
+static const char *const ctlcmd_states[] = {
+	"idle", "sparse", "bulk", "decaying",
+};
+
+/* IANA protocol numbers shown by name; others as their number. */
+static const struct {
+	uint8_t		 proto;
+	const char	*name;
+} ctlcmd_protos[] = {
+	{ 1, "icmp" }, { 2, "igmp" }, { 6, "tcp" }, { 17, "udp" },
+	{ 41, "ipv6" }, { 47, "gre" }, { 50, "esp" }, { 51, "ah" },
+	{ 58, "icmpv6" }, { 132, "sctp" }, { 136, "udplite" },
+};
+
+#define CTLCMD_ADDR_MAX	INET6_ADDRSTRLEN
+
+/* What a hosts or flows request asks for. */
+struct ctlcmd_top {
+	int		 dir;		/* -1: both */
+	unsigned int	 top;		/* rows per direction */
+	bool		 hosts;		/* else flows */
+};
+
+/* "10.1.0.2", "2001:db8::1" or "-" (no IP keys: non-IP, flowblind). */
+static void
+ctlcmd_addr(const uint8_t *a, uint8_t family, char *buf, size_t len)
+{
+	if (family == 4)
+		(void)snprintf(buf, len, "%u.%u.%u.%u", a[12], a[13], a[14],
+		    a[15]);
+	else if (family != 6 || inet_ntop(AF_INET6, a, buf, len) == NULL)
+		(void)snprintf(buf, len, "-");
+}
+
+static const char *
+ctlcmd_proto(const struct cake_tuple *k, char *buf, size_t len)
+{
+	size_t	i;
+
+	if (k->family == 0)
+		return "-";
+	for (i = 0; i < CTLCMD_NITEMS(ctlcmd_protos); i++)
+		if (ctlcmd_protos[i].proto == k->proto)
+			return ctlcmd_protos[i].name;
+	(void)snprintf(buf, len, "%u", k->proto);
+	return buf;
+}
+
+/* Busiest first; ties in a fixed order, so that replies are stable. */
+static int
+ctlcmd_flow_cmp(const void *a, const void *b)
+{
+	const struct cake_flow_stats	*fa = a, *fb = b;
+
+	if (fa->bytes != fb->bytes)
+		return fa->bytes > fb->bytes ? -1 : 1;
+	if (fa->pkts != fb->pkts)
+		return fa->pkts > fb->pkts ? -1 : 1;
+	if (fa->tin != fb->tin)
+		return fa->tin < fb->tin ? -1 : 1;
+	return memcmp(&fa->keys, &fb->keys, sizeof(fa->keys));
+}
+
+static int
+ctlcmd_host_addr_cmp(const void *a, const void *b)
+{
+	const struct ctlcmd_host	*ha = a, *hb = b;
+
+	if (ha->family != hb->family)
+		return ha->family < hb->family ? -1 : 1;
+	return memcmp(ha->addr, hb->addr, sizeof(ha->addr));
+}
+
+static int
+ctlcmd_host_cmp(const void *a, const void *b)
+{
+	const struct ctlcmd_host	*ha = a, *hb = b;
+
+	if (ha->bytes != hb->bytes)
+		return ha->bytes > hb->bytes ? -1 : 1;
+	if (ha->pkts != hb->pkts)
+		return ha->pkts > hb->pkts ? -1 : 1;
+	return ctlcmd_host_addr_cmp(a, b);
+}
+
+/*
+ * Sums the n flows into hosts: in upload the host is a flow's source (the
+ * LAN side), in download its destination. Returns the number of hosts.
+ */
+static unsigned int
+ctlcmd_hosts_sum(const struct cake_flow_stats *f, unsigned int n, int dir,
+    struct ctlcmd_host *h)
+{
+	const uint8_t	*a;
+	unsigned int	 i, k = 0;
+
+	for (i = 0; i < n; i++) {
+		a = dir == 0 ? f[i].keys.src : f[i].keys.dst;
+		memset(&h[i], 0, sizeof(h[i]));
+		h[i].family = f[i].keys.family;
+		if (h[i].family != 0)
+			memcpy(h[i].addr, a, sizeof(h[i].addr));
+		h[i].flows = 1;
+		h[i].bytes = f[i].bytes;
+		h[i].pkts = f[i].pkts;
+		h[i].backlog_bytes = f[i].backlog_bytes;
+		h[i].drops = f[i].drops;
+		h[i].marks = f[i].marks;
+	}
+	if (n == 0)
+		return 0;
+	qsort(h, n, sizeof(*h), ctlcmd_host_addr_cmp);
+	for (i = 1; i < n; i++) {
+		if (ctlcmd_host_addr_cmp(&h[k], &h[i]) != 0) {
+			h[++k] = h[i];
+			continue;
+		}
+		h[k].flows += h[i].flows;
+		h[k].bytes += h[i].bytes;
+		h[k].pkts += h[i].pkts;
+		h[k].backlog_bytes += h[i].backlog_bytes;
+		h[k].drops += h[i].drops;
+		h[k].marks += h[i].marks;
+	}
+	qsort(h, k + 1, sizeof(*h), ctlcmd_host_cmp);
+	return k + 1;
+}
+
+static void
+ctlcmd_host_json(struct json_writer *w, const struct ctlcmd_host *h)
+{
+	char	addr[CTLCMD_ADDR_MAX];
+
+	ctlcmd_addr(h->addr, h->family, addr, sizeof(addr));
+	json_object_begin(w, NULL);
+	json_string(w, CTL_KEY_ADDRESS, addr);
+	json_uint(w, "bytes", h->bytes);
+	json_uint(w, "packets", h->pkts);
+	json_uint(w, "backlog_bytes", h->backlog_bytes);
+	json_uint(w, "drops", h->drops);
+	json_uint(w, "marks", h->marks);
+	json_uint(w, CTL_KEY_FLOWS, h->flows);
+	json_object_end(w);
+}
+
+static void
+ctlcmd_flow_json(struct json_writer *w, const struct cake_flow_stats *f,
+    const struct cake_stats *st)
+{
+	char		 src[CTLCMD_ADDR_MAX], dst[CTLCMD_ADDR_MAX], num[8];
+	const char	*tin = "?";
+
+	ctlcmd_addr(f->keys.src, f->keys.family, src, sizeof(src));
+	ctlcmd_addr(f->keys.dst, f->keys.family, dst, sizeof(dst));
+	if (f->tin < st->tin_count && f->tin < CAKE_MAX_TINS)
+		tin = st->tins[f->tin].name;
+	json_object_begin(w, NULL);
+	json_string(w, "proto", ctlcmd_proto(&f->keys, num, sizeof(num)));
+	json_string(w, "src", src);
+	json_uint(w, "sport", f->keys.sport);
+	json_string(w, "dst", dst);
+	json_uint(w, "dport", f->keys.dport);
+	json_string(w, "tin", tin);
+	json_string(w, "state", f->state < CTLCMD_NITEMS(ctlcmd_states) ?
+	    ctlcmd_states[f->state] : "?");
+	json_uint(w, "bytes", f->bytes);
+	json_uint(w, "packets", f->pkts);
+	json_uint(w, "backlog_bytes", f->backlog_bytes);
+	json_uint(w, "backlog_packets", f->qlen);
+	json_uint(w, "drops", f->drops);
+	json_uint(w, "marks", f->marks);
+	json_object_end(w);
+}
+
+/* One direction of a hosts or flows reply; -1 if it is not shaped. */
+static int
+ctlcmd_top_direction(struct ctlcmd_ctx *x, const struct ctlcmd_top *q,
+    int dir)
+{
+	const struct ctlcmd_scratch	*s = &x->ops->scratch;
+	struct cake_stats		 st;
+	struct cake_config		 cfg;
+	unsigned int			 n, i;
+	int				 got;
+
+	memset(&st, 0, sizeof(st));
+	if (x->ops->snapshot == NULL || x->ops->flows == NULL ||
+	    s->flows == NULL || s->hosts == NULL ||
+	    x->ops->snapshot(x->ops->arg, dir, &st, &cfg) == -1 ||
+	    (got = x->ops->flows(x->ops->arg, dir, s->flows, s->max)) < 0)
+		return -1;
+	for (i = 0; i < st.tin_count && i < CAKE_MAX_TINS; i++)
+		st.tins[i].name[sizeof(st.tins[i].name) - 1] = '\0';
+	n = (unsigned int)got < s->max ? (unsigned int)got : s->max;
+	if (q->hosts)
+		n = ctlcmd_hosts_sum(s->flows, n, dir, s->hosts);
+	else if (n > 0)
+		qsort(s->flows, n, sizeof(*s->flows), ctlcmd_flow_cmp);
+	json_object_begin(&x->w, ctlcmd_dirs[dir]);
+	json_uint(&x->w, CTL_KEY_TOTAL, n);
+	json_array_begin(&x->w, q->hosts ? CTL_KEY_HOSTS : CTL_KEY_FLOWS);
+	for (i = 0; i < n && i < q->top; i++) {
+		if (q->hosts)
+			ctlcmd_host_json(&x->w, &s->hosts[i]);
+		else
+			ctlcmd_flow_json(&x->w, &s->flows[i], &st);
+	}
+	json_array_end(&x->w);
+	json_object_end(&x->w);
+	return 0;
+}
+
+/* [upload | download] [top N] after the command word. */
+static int
+ctlcmd_top_args(struct ctlcmd_ctx *x, struct ctlcmd_req *r,
+    struct ctlcmd_top *q)
+{
+	const char	*p;
+	unsigned long	 v = 0;
+	int		 i = 1;
+
+	q->dir = -1;
+	q->top = CTL_TOP_DEFAULT;
+	if (i < r->argc && strcmp(r->argv[i], CTL_ARG_TOP) != 0) {
+		if ((q->dir = ctlcmd_dir_parse(r->argv[i])) == -1)
+			return ctlcmd_fail(x, CTL_CODE_USAGE, "unknown "
+			    "direction '%.32s' (upload or download)",
+			    r->argv[i]);
+		i++;
+	}
+	if (i + 2 == r->argc && strcmp(r->argv[i], CTL_ARG_TOP) == 0) {
+		for (p = r->argv[i + 1]; *p >= '0' && *p <= '9' &&
+		    v <= CTL_TOP_MAX; p++)
+			v = v * 10 + (unsigned long)(*p - '0');
+		if (*p != '\0' || v < 1 || v > CTL_TOP_MAX)
+			return ctlcmd_fail(x, CTL_CODE_USAGE, "top: '%.32s' "
+			    "is not a count from 1 to %d", r->argv[i + 1],
+			    CTL_TOP_MAX);
+		q->top = (unsigned int)v;
+		i += 2;
+	}
+	if (i != r->argc)
+		return ctlcmd_fail(x, CTL_CODE_USAGE, "usage: %s [upload | "
+		    "download] [top N]", r->argv[0]);
+	return 0;
+}
+
+static int
+ctlcmd_top(struct ctlcmd_ctx *x, struct ctlcmd_req *r)
+{
+	struct ctlcmd_top	q;
+	int			i;
+
+	if (ctlcmd_top_args(x, r, &q) == -1)
+		return -1;
+	q.hosts = strcmp(r->argv[0], CTL_CMD_HOSTS) == 0;
+	ctlcmd_head(&x->w, true);
+	json_object_begin(&x->w, CTL_KEY_DIRECTIONS);
+	for (i = 0; i < CTLCMD_DIRS; i++) {
+		if (q.dir != -1 && i != q.dir)
+			continue;
+		if (ctlcmd_top_direction(x, &q, i) == -1 && q.dir != -1)
+			return ctlcmd_fail(x, CTL_CODE_USAGE,
+			    "%s is not shaped", ctlcmd_dirs[i]);
+	}
+	json_object_end(&x->w);
+	json_object_end(&x->w);
+	return 0;
+}
+
 /* Handlers return 0 (read only), 1 (changed state) or -1 (x->err). */
 static const struct {
 	const char	*name;
 	int		(*fn)(struct ctlcmd_ctx *, struct ctlcmd_req *);
 } ctlcmd_table[] = {
+	{ CTL_CMD_FLOWS, ctlcmd_top },
+	{ CTL_CMD_HOSTS, ctlcmd_top },
 	{ CTL_CMD_PING, ctlcmd_simple },
 	{ CTL_CMD_RELOAD, ctlcmd_reload },
 	{ CTL_CMD_SET, ctlcmd_set },

@@ -11,7 +11,9 @@
 #include <stdint.h>
 
 struct cake_config;
+struct cake_flow_stats;
 struct cake_stats;
+struct json_writer;
 
 #define CTLCMD_DIRS		2	/* 0 upload, 1 download (config_dir) */
 #define CTLCMD_ARGS_MAX		64	/* words in one request */
@@ -38,6 +40,48 @@ struct ctlcmd_counters {
 	uint64_t	accept_pauses;	/* EMFILE/ENFILE back-offs */
 };
 
+/* One host of a hosts reply: the sum of its flows (ctlcmd.c). */
+struct ctlcmd_host {
+	uint8_t		addr[16];	/* as struct cake_tuple */
+	uint8_t		family;		/* 0 (non-IP), 4 or 6 */
+	uint32_t	flows;
+	uint64_t	bytes;
+	uint64_t	pkts;
+	uint64_t	backlog_bytes;
+	uint64_t	drops;
+	uint64_t	marks;
+};
+
+/*
+ * Working memory of hosts and flows, allocated once by the daemon (a
+ * request must not allocate): max entries each, max at least
+ * CAKE_MAX_TINS * CAKE_QUEUES so that every flow of an instance fits.
+ */
+struct ctlcmd_scratch {
+	struct cake_flow_stats	*flows;
+	struct ctlcmd_host	*hosts;
+	unsigned int		 max;
+};
+
+/* Conntrack and its NAT cache, shown under "nat" by stats. */
+struct ctlcmd_nat {
+	const char	*state;		/* "ok", "degraded" or "unavailable" */
+	uint64_t	entries;	/* in the cache now */
+	uint64_t	size;		/* cache capacity */
+	uint64_t	hits;
+	uint64_t	misses;
+	uint64_t	neg_hits;	/* asked recently: header used */
+	uint64_t	evictions;
+	uint64_t	expiries;
+	uint64_t	events;		/* new, update and destroy */
+	uint64_t	queries;
+	uint64_t	answers;
+	uint64_t	not_found;
+	uint64_t	query_failures;
+	uint64_t	query_skipped;
+	uint64_t	enobufs;
+};
+
 /* How ctlcmd reaches the daemon; every callback may be NULL. */
 struct ctlcmd_ops {
 	void		*arg;
@@ -52,6 +96,17 @@ struct ctlcmd_ops {
 	/* Reloads the configuration file: 0, or -1 with a message. */
 	int		(*reload)(void *arg, char *err, size_t errlen);
 	void		(*counters)(void *arg, struct ctlcmd_counters *c);
+	/* Conntrack counters: 0, or -1 if conntrack is not in use. */
+	int		(*nat)(void *arg, struct ctlcmd_nat *n);
+	/* Copies up to max flows of dir (cake_get_flows): count, or -1. */
+	int		(*flows)(void *arg, int dir,
+			    struct cake_flow_stats *out, unsigned int max);
+	struct ctlcmd_scratch	 scratch;	/* for hosts and flows */
+	/* Writes dir's "autorate" member, if autorate is on there. */
+	void		(*autorate)(void *arg, int dir,
+			    struct json_writer *w);
+	/* Writes dir's "io" member: device reads, writes, bad frames. */
+	void		(*io)(void *arg, int dir, struct json_writer *w);
 };
 
 /* What a request did, for the caller's log and counters. */

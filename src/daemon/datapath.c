@@ -17,10 +17,14 @@
 #include <string.h>
 
 #include "caked/cake.h"
+#include "common/json.h"
+#include "daemon/conntrack.h"
 #include "daemon/datapath.h"
+#include "daemon/gro.h"
 #include "daemon/log.h"
 #include "daemon/pool.h"
 #include "daemon/tun.h"
+#include "daemon/vnet.h"
 
 #define DATAPATH_SCRATCH_BYTES	65536	/* longer than any TUN/TAP frame */
 
@@ -44,6 +48,17 @@ datapath_init(struct datapath *dp, const char *name, int in_fd, int out_fd,
 	dp->link = link;
 	dp->cake = cake;
 	dp->pool = pool;
+	dp->in_vnet = tun_has_vnet(in_fd);
+	dp->out_vnet = tun_has_vnet(out_fd);
+}
+
+void
+datapath_set_conntrack(struct datapath *dp, struct conntrack *ct,
+    const struct cake_config *cfg, bool inbound)
+{
+	dp->nat = ct;
+	dp->nat_cfg = cfg;
+	dp->nat_inbound = inbound;
 }
 
 void
@@ -94,10 +109,27 @@ datapath_discard(struct datapath *dp, uint64_t now_ns)
 	return DATAPATH_OK;
 }
 
+/* Files a frame that did not parse as IP under its kind. */
+static void
+datapath_count_kind(struct datapath *dp, const struct cake_pkt_meta *m)
+{
+	if (m->flags & CAKE_META_TRUNCATED)
+		dp->st.rx_truncated++;
+	else if (m->flags & CAKE_META_MALFORMED)
+		dp->st.rx_malformed++;
+	else if (m->l3 == CAKE_L3_NONE)
+		dp->st.rx_non_ip++;
+}
+
 static void
 datapath_enqueue(struct datapath *dp, struct cake_pkt *pkt, uint32_t len,
     uint64_t now_ns)
 {
+	if (len == 0) {
+		dp->st.rx_empty++;
+		pool_put(dp->pool, pkt);
+		return;
+	}
 	if (len >= pkt->cap) {
 		dp->st.rx_oversize++;
 		log_rate_warnx(&dp->rl_rx, now_ns, "%s: frame of %u bytes or "
@@ -108,21 +140,31 @@ datapath_enqueue(struct datapath *dp, struct cake_pkt *pkt, uint32_t len,
 	pkt->len = len;
 	cake_parse(pkt->data, len, dp->link, &pkt->meta);
 	pkt->meta_valid = true;
+	datapath_count_kind(dp, &pkt->meta);
+	if (dp->nat != NULL)
+		conntrack_classify(dp->nat, pkt, dp->nat_inbound,
+		    dp->nat_cfg->nat, dp->nat_cfg->fwmark_mask != 0, now_ns);
 	dp->st.rx_pkts++;
 	dp->st.rx_bytes += len;
 	(void)cake_enqueue(dp->cake, pkt, now_ns);
 	datapath_reap(dp);
 }
 
-int
-datapath_read(struct datapath *dp, uint64_t now_ns)
+/*
+ * Reads up to DATAPATH_RX_CHUNK frames into the engine; *got gets how
+ * many. Buffers are taken a chunk at a time, so that a wakeup for one
+ * frame does not take (and clear) a whole batch of them.
+ */
+static int
+datapath_read_chunk(struct datapath *dp, uint64_t now_ns, int *got)
 {
-	struct cake_pkt	*pkts[DATAPATH_RX_BATCH];
-	uint8_t		*bufs[DATAPATH_RX_BATCH];
-	uint32_t	 caps[DATAPATH_RX_BATCH], lens[DATAPATH_RX_BATCH];
-	int		 i, n, got;
+	struct cake_pkt	*pkts[DATAPATH_RX_CHUNK];
+	uint8_t		*bufs[DATAPATH_RX_CHUNK];
+	uint32_t	 caps[DATAPATH_RX_CHUNK], lens[DATAPATH_RX_CHUNK];
+	int		 i, n;
 
-	for (n = 0; n < DATAPATH_RX_BATCH; n++) {
+	*got = 0;
+	for (n = 0; n < DATAPATH_RX_CHUNK; n++) {
 		if ((pkts[n] = pool_get(dp->pool)) == NULL)
 			break;
 		bufs[n] = pkts[n]->data;
@@ -130,20 +172,47 @@ datapath_read(struct datapath *dp, uint64_t now_ns)
 	}
 	if (n == 0)
 		return datapath_discard(dp, now_ns);
-	got = tun_read_batch(dp->in_fd, bufs, caps, lens, n);
-	for (i = got > 0 ? got : 0; i < n; i++)
+	if (dp->in_vnet)
+		*got = vnet_read_batch(dp->in_fd, dp->pool, &dp->rx_spare,
+		    pkts, lens, n);
+	else
+		*got = tun_read_batch(dp->in_fd, bufs, caps, lens, n);
+	for (i = *got > 0 ? *got : 0; i < n; i++)
 		pool_put(dp->pool, pkts[i]);
-	if (got == -1)
+	if (*got == -1) {
+		*got = 0;
 		return datapath_rx_error(dp, now_ns);
-	for (i = 0; i < got; i++)
+	}
+	for (i = 0; i < *got; i++)
 		datapath_enqueue(dp, pkts[i], lens[i], now_ns);
+	return DATAPATH_OK;
+}
+
+int
+datapath_read(struct datapath *dp, uint64_t now_ns)
+{
+	int	done, got, rv;
+
+	for (done = 0; done < DATAPATH_RX_BATCH; done += got) {
+		rv = datapath_read_chunk(dp, now_ns, &got);
+		if (rv != DATAPATH_OK || got < DATAPATH_RX_CHUNK)
+			return rv;
+	}
 	return DATAPATH_OK;
 }
 
 static enum datapath_write
 datapath_write(struct datapath *dp, struct cake_pkt *pkt, uint64_t now_ns)
 {
-	int	rv = tun_write(dp->out_fd, pkt->data, pkt->len);
+	int	rv;
+
+	if (dp->out_vnet)
+		rv = vnet_write(dp->out_fd, pkt);
+	else if (pkt->gso_type != CAKE_GSO_NONE || pkt->csum_partial) {
+		errno = EPROTO;	/* cannot be: both devices have headers */
+		rv = -1;
+	} else
+		rv = tun_write(dp->out_fd, pkt->data, pkt->len);
 
 	if (rv == 0) {
 		dp->st.tx_blocked++;
@@ -167,29 +236,88 @@ datapath_write(struct datapath *dp, struct cake_pkt *pkt, uint64_t now_ns)
 	return WRITE_DONE;
 }
 
-int
-datapath_send(struct datapath *dp, uint64_t now_ns)
+/*
+ * With a vnet header on the egress device: dequeues the segments that
+ * continue pkt's TCP flow and glues them into one super-packet (gro.c)
+ * in a large buffer, giving the segments back to the pool. The first
+ * packet that does not continue it is left in *next. Returns what to
+ * write: the super-packet, or pkt itself.
+ */
+static struct cake_pkt *
+datapath_coalesce(struct datapath *dp, struct cake_pkt *pkt,
+    struct cake_pkt **next, uint64_t now_ns)
+{
+	struct cake_pkt	*run[GRO_SEGS_MAX], *p, *big;
+	unsigned int	 n = 1, i;
+
+	*next = NULL;
+	if (!dp->out_vnet || !gro_candidate(pkt) ||
+	    (big = pool_get_large(dp->pool)) == NULL)
+		return pkt;
+	run[0] = pkt;
+	while ((p = cake_dequeue(dp->cake, now_ns)) != NULL) {
+		datapath_reap(dp);
+		if (!gro_follows(run, n, p, big->cap)) {
+			*next = p;
+			break;
+		}
+		run[n++] = p;
+	}
+	if (n == 1) {
+		pool_put(dp->pool, big);
+		return pkt;
+	}
+	gro_build(run, n, big);
+	for (i = 0; i < n; i++)
+		pool_put(dp->pool, run[i]);
+	dp->st.tx_coalesced += n;
+	return big;
+}
+
+/* Writes the held packets (a list) in order. enum datapath_status. */
+static int
+datapath_send_held(struct datapath *dp, uint64_t now_ns)
 {
 	struct cake_pkt		*pkt;
 	enum datapath_write	 w;
 
-	dp->last_tx = 0;
-	if (dp->held != NULL) {
-		pkt = dp->held;
-		dp->held = NULL;
-		if ((w = datapath_write(dp, pkt, now_ns)) == WRITE_BLOCKED)
+	while ((pkt = dp->held) != NULL) {
+		dp->held = pkt->next;
+		if ((w = datapath_write(dp, pkt, now_ns)) == WRITE_BLOCKED) {
+			pkt->next = dp->held;
 			dp->held = pkt;
+		}
 		if (w != WRITE_DONE)
 			return w == WRITE_BLOCKED ? DATAPATH_BLOCKED :
 			    DATAPATH_GONE;
 		dp->last_tx++;
 	}
-	while (dp->last_tx < DATAPATH_TX_BATCH &&
-	    (pkt = cake_dequeue(dp->cake, now_ns)) != NULL) {
+	return DATAPATH_OK;
+}
+
+int
+datapath_send(struct datapath *dp, uint64_t now_ns)
+{
+	struct cake_pkt		*pkt, *next = NULL;
+	enum datapath_write	 w;
+	int			 rv;
+
+	dp->last_tx = 0;
+	if ((rv = datapath_send_held(dp, now_ns)) != DATAPATH_OK)
+		return rv;
+	while (next != NULL || (dp->last_tx < DATAPATH_TX_BATCH &&
+	    (next = cake_dequeue(dp->cake, now_ns)) != NULL)) {
 		datapath_reap(dp);
+		pkt = datapath_coalesce(dp, next, &next, now_ns);
 		w = datapath_write(dp, pkt, now_ns);
-		if (w == WRITE_BLOCKED)
+		if (w == WRITE_BLOCKED) {
+			/* Held in order: this one, then the one after. */
+			if (next != NULL)
+				next->next = NULL;
+			pkt->next = next;
 			dp->held = pkt;
+		} else if (w == WRITE_GONE && next != NULL)
+			pool_put(dp->pool, next);
 		if (w != WRITE_DONE)
 			return w == WRITE_BLOCKED ? DATAPATH_BLOCKED :
 			    DATAPATH_GONE;
@@ -210,10 +338,16 @@ datapath_next_ns(const struct datapath *dp, uint64_t now_ns)
 void
 datapath_flush(struct datapath *dp)
 {
-	if (dp->held != NULL) {
+	struct cake_pkt	*pkt;
+
+	while ((pkt = dp->held) != NULL) {
+		dp->held = pkt->next;
 		dp->st.drops[CAKE_DROP_FLUSH]++;
-		pool_put(dp->pool, dp->held);
-		dp->held = NULL;
+		pool_put(dp->pool, pkt);
+	}
+	if (dp->rx_spare != NULL) {
+		pool_put(dp->pool, dp->rx_spare);
+		dp->rx_spare = NULL;
 	}
 	cake_flush(dp->cake);
 	datapath_reap(dp);
@@ -244,11 +378,41 @@ datapath_log_stats(const struct datapath *dp)
 		    cs.tins[i].ecn_marks, cs.tins[i].ack_drops,
 		    cs.tins[i].backlog_bytes);
 	log_info("%s: rx_pkts=%" PRIu64 " rx_bytes=%" PRIu64 " rx_nobuf=%"
-	    PRIu64 " rx_oversize=%" PRIu64 " rx_errors=%" PRIu64
+	    PRIu64 " rx_oversize=%" PRIu64 " rx_empty=%" PRIu64
+	    " rx_truncated=%" PRIu64 " rx_malformed=%" PRIu64
+	    " rx_non_ip=%" PRIu64 " rx_errors=%" PRIu64
 	    " tx_pkts=%" PRIu64 " tx_bytes=%" PRIu64 " tx_blocked=%" PRIu64
 	    " tx_errors=%" PRIu64 " pool_free=%u/%u pool_min_free=%u"
 	    " pool_exhausted=%" PRIu64, dp->name, st->rx_pkts, st->rx_bytes,
-	    st->rx_nobuf, st->rx_oversize, st->rx_errors, st->tx_pkts,
+	    st->rx_nobuf, st->rx_oversize, st->rx_empty, st->rx_truncated,
+	    st->rx_malformed, st->rx_non_ip, st->rx_errors, st->tx_pkts,
 	    st->tx_bytes, st->tx_blocked, st->tx_errors, ps.free, ps.bufs,
 	    ps.min_free, ps.exhausted);
+	log_info("%s: offload in=%d out=%d tx_coalesced=%" PRIu64
+	    " large_free=%u/%u large_min_free=%u large_exhausted=%" PRIu64,
+	    dp->name, dp->in_vnet, dp->out_vnet, st->tx_coalesced,
+	    ps.large_free, ps.large_bufs, ps.large_min_free,
+	    ps.large_exhausted);
+}
+
+void
+datapath_json(const struct datapath *dp, struct json_writer *w)
+{
+	const struct datapath_stats	*st = &dp->st;
+
+	json_object_begin(w, "io");
+	json_uint(w, "rx_packets", st->rx_pkts);
+	json_uint(w, "rx_bytes", st->rx_bytes);
+	json_uint(w, "rx_nobuf", st->rx_nobuf);
+	json_uint(w, "rx_oversize", st->rx_oversize);
+	json_uint(w, "rx_empty", st->rx_empty);
+	json_uint(w, "rx_truncated", st->rx_truncated);
+	json_uint(w, "rx_malformed", st->rx_malformed);
+	json_uint(w, "rx_non_ip", st->rx_non_ip);
+	json_uint(w, "rx_errors", st->rx_errors);
+	json_uint(w, "tx_packets", st->tx_pkts);
+	json_uint(w, "tx_bytes", st->tx_bytes);
+	json_uint(w, "tx_blocked", st->tx_blocked);
+	json_uint(w, "tx_errors", st->tx_errors);
+	json_object_end(w);
 }

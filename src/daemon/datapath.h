@@ -4,15 +4,19 @@
 #ifndef CAKED_DAEMON_DATAPATH_H
 #define CAKED_DAEMON_DATAPATH_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "caked/cake.h"
 #include "daemon/log.h"
 
 #define DATAPATH_RX_BATCH	64	/* frames read per wakeup */
+#define DATAPATH_RX_CHUNK	8	/* frames read per pool visit */
 #define DATAPATH_TX_BATCH	256	/* frames written per wakeup */
 #define DATAPATH_DROP_REASONS	(CAKE_DROP_FLUSH + 1)
 
+struct conntrack;
+struct json_writer;
 struct pool;
 
 enum datapath_status {
@@ -27,10 +31,16 @@ struct datapath_stats {
 	uint64_t	rx_bytes;
 	uint64_t	rx_nobuf;	/* read and discarded: pool empty */
 	uint64_t	rx_oversize;	/* filled the buffer: dropped */
+	uint64_t	rx_empty;	/* zero-length reads: dropped */
+	/* Subsets of rx_pkts, queued as best-effort non-IP (cake_parse()): */
+	uint64_t	rx_truncated;	/* CAKE_META_TRUNCATED */
+	uint64_t	rx_malformed;	/* CAKE_META_MALFORMED */
+	uint64_t	rx_non_ip;	/* neither IP nor ARP, but well formed */
 	uint64_t	rx_errors;	/* failed reads */
 	uint64_t	tx_pkts;	/* written to the egress device */
 	uint64_t	tx_bytes;
 	uint64_t	tx_blocked;	/* writes refused with EAGAIN (kept) */
+	uint64_t	tx_coalesced;	/* segments glued into super-packets */
 	uint64_t	tx_errors;	/* writes failed: packet dropped */
 	uint64_t	drops[DATAPATH_DROP_REASONS];	/* engine, by reason */
 };
@@ -42,7 +52,14 @@ struct datapath {
 	enum cake_link		 link;
 	struct cake		*cake;
 	struct pool		*pool;
-	struct cake_pkt		*held;		/* refused by a full device */
+	struct cake_pkt		*held;		/* refused by a full device (a
+						 * list, in order, by ->next) */
+	struct cake_pkt		*rx_spare;	/* large buffer for GSO reads */
+	bool			 in_vnet;	/* frames carry a vnet header */
+	bool			 out_vnet;
+	struct conntrack	*nat;		/* NULL: no conntrack lookups */
+	const struct cake_config *nat_cfg;	/* live: nat, fwmark_mask */
+	bool			 nat_inbound;	/* packets come from the WAN */
 	int			 gone_errno;
 	uint32_t		 last_tx;	/* sent by the last send */
 	struct datapath_stats	 st;
@@ -54,6 +71,13 @@ struct datapath {
 void		datapath_init(struct datapath *dp, const char *name, int in_fd,
 		    int out_fd, enum cake_link link, struct cake *cake,
 		    struct pool *pool);
+/*
+ * Looks each packet up in conntrack (ct, or NULL for none) before it is
+ * queued, as cfg's nat and fwmark_mask say; cfg must outlive dp.
+ */
+void		datapath_set_conntrack(struct datapath *dp,
+		    struct conntrack *ct, const struct cake_config *cfg,
+		    bool inbound);
 /* Reads a batch from in_fd into the engine. Returns enum datapath_status. */
 int		datapath_read(struct datapath *dp, uint64_t now_ns);
 /* Sends what the shaper allows (a held packet first). enum datapath_status. */
@@ -64,6 +88,8 @@ uint64_t	datapath_next_ns(const struct datapath *dp, uint64_t now_ns);
 void		datapath_reap(struct datapath *dp);
 /* Drops everything queued or held (counted as flush drops). */
 void		datapath_flush(struct datapath *dp);
+/* Writes the I/O counters as the "io" member of the current object. */
+void		datapath_json(const struct datapath *dp, struct json_writer *w);
 /* Logs the engine's and the I/O counters at LOG_INFO. */
 void		datapath_log_stats(const struct datapath *dp);
 

@@ -15,6 +15,7 @@
 
 #include <errno.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,7 +25,9 @@
 #include <event2/event.h>
 
 #include "caked/cake.h"
+#include "daemon/arrun.h"
 #include "daemon/config.h"
+#include "daemon/conntrack.h"
 #include "daemon/ctlcmd.h"
 #include "daemon/ctlsock.h"
 #include "daemon/datapath.h"
@@ -57,6 +60,10 @@ struct loop {
 	uint64_t		 reloads;
 	uint64_t		 reload_failures;
 	uint64_t		 timer_spins;	/* see LOOP_SPIN_NS */
+	struct ctlcmd_scratch	 ctl_scratch;	/* hosts/flows, made once */
+	struct conntrack	*nat;		/* NULL: not needed or unavailable */
+	bool			 nat_warned;	/* "unavailable" logged once */
+	struct arrun		*ar;		/* autorate */
 };
 
 static void
@@ -169,6 +176,48 @@ loop_on_timer(evutil_socket_t fd, short what, void *arg)
 	loop_service(l, timer_now_ns());
 }
 
+/*
+ * Opens conntrack the first time a direction needs it (nat or fwmark);
+ * when it cannot be used, warns once and shapes on without it.
+ */
+static void
+loop_nat(struct loop *l, const struct caked_config *cfg)
+{
+	char	why[128];
+	int	i, need = 0;
+
+	for (i = 0; i < CONFIG_DIRS; i++)
+		need |= cfg->cake[i].nat || cfg->cake[i].fwmark_mask != 0;
+	if (l->nat != NULL) {
+		conntrack_set_expiry(l->nat,
+		    cfg->nat_cache_expiry_s * 1000000000ULL);
+		return;
+	}
+	if (!need || l->nat_warned)
+		return;
+	l->nat = conntrack_open(l->base, cfg->nat_cache_size,
+	    cfg->nat_cache_expiry_s * 1000000000ULL, why, sizeof(why));
+	if (l->nat == NULL) {
+		log_warnx("conntrack unavailable (%s): nat and fwmark marks "
+		    "disabled, shaping continues", why);
+		l->nat_warned = true;
+		return;
+	}
+	log_info("conntrack: NAT cache of %u entries, expiry %us",
+	    cfg->nat_cache_size, cfg->nat_cache_expiry_s);
+	for (i = 0; i < CONFIG_DIRS; i++)
+		datapath_set_conntrack(&l->dir[i].dp, l->nat,
+		    &l->setup.cfg->cake[i], i == CONFIG_DOWNLOAD);
+}
+
+/* autorate applied a new rate: the next departure may be earlier. */
+static void
+loop_ar_changed(void *arg, int dir, uint64_t now_ns)
+{
+	(void)dir;
+	loop_service(arg, now_ns);
+}
+
 static int
 loop_apply(struct loop *l, const struct caked_config *new)
 {
@@ -215,6 +264,8 @@ loop_reload(struct loop *l, char *err, size_t errlen)
 		    "refused the options", l->setup.path);
 	else {
 		*l->setup.cfg = new;
+		loop_nat(l, l->setup.cfg);
+		(void)arrun_apply(l->ar, l->setup.cfg);
 		if (!l->setup.keep_debug)
 			log_setlevel(new.log_level);
 		l->reloads++;
@@ -260,6 +311,8 @@ loop_ctl_change(void *arg, int dir, const struct cake_config *cfg,
 		return -1;
 	}
 	l->setup.cfg->cake[dir] = *cfg;
+	loop_nat(l, l->setup.cfg);
+	arrun_rate_set(l->ar, dir, cfg->rate_Bps);
 	datapath_reap(&l->dir[dir].dp);	/* packets of tins that went away */
 	loop_service(l, now_ns);
 	return 0;
@@ -280,12 +333,80 @@ loop_ctl_counters(void *arg, struct ctlcmd_counters *c)
 }
 
 static int
+loop_ctl_flows(void *arg, int dir, struct cake_flow_stats *out,
+    unsigned int max)
+{
+	struct loop	*l = arg;
+
+	if (dir < 0 || dir >= CONFIG_DIRS || l->setup.cake[dir] == NULL)
+		return -1;
+	return (int)cake_get_flows(l->setup.cake[dir], out, max);
+}
+
+static int
+loop_ctl_nat(void *arg, struct ctlcmd_nat *n)
+{
+	struct loop		*l = arg;
+	struct conntrack_stats	 s;
+
+	if (l->nat == NULL && l->nat_warned) {
+		n->state = "unavailable";	/* counters stay 0 */
+		return 0;
+	}
+	if (l->nat == NULL)
+		return -1;
+	conntrack_get_stats(l->nat, &s);
+	n->state = conntrack_state_name(s.state);
+	n->entries = s.cache.entries;
+	n->size = s.cache.size;
+	n->hits = s.cache.hits;
+	n->misses = s.cache.misses;
+	n->neg_hits = s.cache.neg_hits;
+	n->evictions = s.cache.evictions;
+	n->expiries = s.cache.expiries;
+	n->events = s.events_new + s.events_update + s.events_destroy;
+	n->queries = s.queries;
+	n->answers = s.answers;
+	n->not_found = s.not_found;
+	n->query_failures = s.query_failures;
+	n->query_skipped = s.query_skipped;
+	n->enobufs = s.enobufs;
+	return 0;
+}
+
+static void
+loop_ctl_autorate(void *arg, int dir, struct json_writer *w)
+{
+	struct loop	*l = arg;
+
+	arrun_json(l->ar, dir, w);
+}
+
+static void
+loop_ctl_io(void *arg, int dir, struct json_writer *w)
+{
+	struct loop	*l = arg;
+
+	if (dir >= 0 && dir < CONFIG_DIRS)
+		datapath_json(&l->dir[dir].dp, w);
+}
+
+static int
 loop_ctl_start(struct loop *l)
 {
-	struct ctlcmd_ops	ops;
+	struct ctlcmd_scratch	*s = &l->ctl_scratch;
+	struct ctlcmd_ops	 ops;
 
 	if (l->setup.ctl == NULL)
 		return 0;
+	/* Every flow of one instance; requests are served one at a time. */
+	s->max = CAKE_MAX_TINS * CAKE_QUEUES;
+	s->flows = calloc(s->max, sizeof(*s->flows));
+	s->hosts = calloc(s->max, sizeof(*s->hosts));
+	if (s->flows == NULL || s->hosts == NULL) {
+		log_warn("control scratch");
+		return -1;
+	}
 	memset(&ops, 0, sizeof(ops));
 	ops.arg = l;
 	ops.version = l->setup.version;
@@ -293,6 +414,11 @@ loop_ctl_start(struct loop *l)
 	ops.change = loop_ctl_change;
 	ops.reload = loop_ctl_reload;
 	ops.counters = loop_ctl_counters;
+	ops.nat = loop_ctl_nat;
+	ops.flows = loop_ctl_flows;
+	ops.autorate = loop_ctl_autorate;
+	ops.io = loop_ctl_io;
+	ops.scratch = *s;
 	return ctlsock_start(l->setup.ctl, l->base, &ops);
 }
 
@@ -320,6 +446,9 @@ loop_on_signal(evutil_socket_t sig, short what, void *arg)
 		    "timer_spins=%llu", (unsigned long long)l->reloads,
 		    (unsigned long long)l->reload_failures,
 		    (unsigned long long)l->timer_spins);
+		if (l->nat != NULL)
+			conntrack_log_stats(l->nat);
+		arrun_log_stats(l->ar);
 		break;
 	}
 }
@@ -385,10 +514,15 @@ loop_create(const struct loop_setup *setup)
 		log_warnx("event_base_new failed");
 		goto fail;
 	}
+	if ((l->ar = arrun_create(l->base, setup->probe, l->setup.cake,
+	    loop_ar_changed, l)) == NULL)
+		goto fail;
 	if (loop_events(l) == -1 || loop_ctl_start(l) == -1) {
 		log_warnx("cannot set up the loop's events");
 		goto fail;
 	}
+	loop_nat(l, l->setup.cfg);
+	(void)arrun_apply(l->ar, l->setup.cfg);
 	return l;
 fail:
 	loop_destroy(l);
@@ -422,6 +556,8 @@ loop_destroy(struct loop *l)
 			event_free(l->dir[i].ev_write);
 	}
 	ctlsock_stop(l->setup.ctl);	/* its events use our base */
+	conntrack_close(l->nat);
+	arrun_destroy(l->ar);
 	for (i = 0; i < LOOP_SIGNALS; i++)
 		if (l->ev_signal[i] != NULL)
 			event_free(l->ev_signal[i]);
@@ -431,5 +567,7 @@ loop_destroy(struct loop *l)
 		event_base_free(l->base);
 	if (l->timer_fd != -1)
 		close(l->timer_fd);
+	free(l->ctl_scratch.flows);
+	free(l->ctl_scratch.hosts);
 	free(l);
 }

@@ -10,6 +10,7 @@ struct cake;
 struct caked_config;
 struct ctlsock;
 struct pool;
+struct probe;
 
 #define LOOP_SPIN_NS	50000	/* retry delay when the engine idles early */
 
@@ -30,6 +31,7 @@ struct loop_setup {
 	struct cake		*cake[2];	/* upload, download */
 	struct pool		*pool[2];
 	struct ctlsock		*ctl;		/* control socket, or NULL */
+	struct probe		*probe;		/* autorate; the loop owns it */
 	const char		*version;	/* shown by cakectl version */
 };
 

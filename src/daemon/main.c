@@ -8,11 +8,14 @@
  * of caked(8): 0 stopped cleanly or configuration OK, 1 configuration or
  * other error, 2 usage error, 3 device error.
  */
+#include <sys/ioctl.h>
 #include <sys/random.h>
+#include <sys/socket.h>
 
 #include <errno.h>
 #include <getopt.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,8 +30,10 @@
 #include "daemon/notify.h"
 #include "daemon/pool.h"
 #include "daemon/privdrop.h"
+#include "daemon/probe.h"
 #include "daemon/rtnl.h"
 #include "daemon/tun.h"
+#include "daemon/vnet.h"
 
 #ifndef CAKED_CONFFILE
 #define CAKED_CONFFILE		"/etc/caked.conf"	/* set by Makefile.am */
@@ -47,6 +52,7 @@ struct main_state {
 	struct pool		*pool[CONFIG_DIRS];	/* upload, download */
 	struct cake		*cake[CONFIG_DIRS];
 	struct ctlsock		*ctl;			/* control socket */
+	struct probe		*probe;		/* autorate ICMP, or NULL */
 };
 
 static void
@@ -62,25 +68,83 @@ main_report_stderr(void *arg, const char *msg)
 	fprintf(stderr, "%s\n", msg);
 }
 
+/*
+ * Opens both devices with a vnet header and offloads; if either refuses,
+ * neither keeps them (a frame must be writable as it was read). 0 or -1.
+ */
+static int
+main_devices_offload(struct main_state *ms, const char *const names[])
+{
+	unsigned int	 features;
+	int		 i, tap = ms->cfg.mode == CONFIG_MODE_TAP;
+
+	for (i = 0; i < CONFIG_DIRS; i++) {
+		if ((ms->fd[i] = tun_open_offload(names[i], tap,
+		    &features)) == -1) {
+			log_warn("%s: no vnet header, offloads off", names[i]);
+			while (i-- > 0) {
+				close(ms->fd[i]);
+				ms->fd[i] = -1;
+			}
+			return -1;
+		}
+		log_debug("%s: offloads 0x%x", names[i], features);
+	}
+	return 0;
+}
+
+/*
+ * After rtnl_link_up() failed with EPERM: true if the (persistent)
+ * device is already up with that MTU, so caked can run without
+ * CAP_NET_ADMIN on devices set up for it. errno is kept otherwise.
+ */
+static bool
+main_link_ready(const char *name, uint32_t mtu)
+{
+	struct ifreq	ifr;
+	int		fd, saved = errno;
+	bool		ready = false;
+
+	if (saved != EPERM)
+		return false;
+	if ((fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0)) == -1) {
+		errno = saved;
+		return false;
+	}
+	memset(&ifr, 0, sizeof(ifr));
+	(void)snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", name);
+	if (ioctl(fd, SIOCGIFFLAGS, &ifr) == 0 && (ifr.ifr_flags & IFF_UP) &&
+	    ioctl(fd, SIOCGIFMTU, &ifr) == 0 && (uint32_t)ifr.ifr_mtu == mtu)
+		ready = true;
+	close(fd);
+	if (ready)
+		log_info("%s: already up with mtu %u (no permission to set "
+		    "it)", name, mtu);
+	errno = saved;
+	return ready;
+}
+
 static int
 main_devices(struct main_state *ms)
 {
 	const char	*names[CONFIG_DIRS] = { ms->cfg.lan, ms->cfg.wan };
-	int		 i, tap = ms->cfg.mode == CONFIG_MODE_TAP;
+	int		 i, tap = ms->cfg.mode == CONFIG_MODE_TAP, opened;
 
+	opened = ms->cfg.offload && main_devices_offload(ms, names) == 0;
 	for (i = 0; i < CONFIG_DIRS; i++) {
-		if ((ms->fd[i] = tun_open(names[i], tap)) == -1) {
+		if (!opened && (ms->fd[i] = tun_open(names[i], tap)) == -1) {
 			log_warn("%s: cannot open %s device", names[i],
 			    tap ? "tap" : "tun");
 			return -1;
 		}
-		if (rtnl_link_up(names[i], ms->cfg.mtu) == -1) {
+		if (rtnl_link_up(names[i], ms->cfg.mtu) == -1 &&
+		    !main_link_ready(names[i], ms->cfg.mtu)) {
 			log_warn("%s: cannot set mtu %u and bring it up",
 			    names[i], ms->cfg.mtu);
 			return -1;
 		}
-		log_debug("%s: %s device up, mtu %u", names[i],
-		    tap ? "tap" : "tun", ms->cfg.mtu);
+		log_debug("%s: %s device up, mtu %u, offloads %s", names[i],
+		    tap ? "tap" : "tun", ms->cfg.mtu, opened ? "on" : "off");
 	}
 	return 0;
 }
@@ -109,6 +173,11 @@ main_engines(struct main_state *ms)
 			log_warn("%s: packet pool", config_dir_name(i));
 			return -1;
 		}
+		/* GSO super-packets of up to 64 KB (vnet.c). */
+		if (tun_has_vnet(ms->fd[i]) && pool_add_large(ms->pool[i],
+		    VNET_FRAME_MAX_BYTES, VNET_LARGE_BUFS) == -1)
+			log_warnx("%s: no large buffers: super-packets will "
+			    "be dropped", config_dir_name(i));
 		env.alloc_arg = ms->pool[i];
 		if ((ms->cake[i] = cake_create(&ms->cfg.cake[i], &env,
 		    &err)) == NULL) {
@@ -126,6 +195,7 @@ main_cleanup(struct main_state *ms)
 	int	i;
 
 	ctlsock_close(ms->ctl);
+	probe_close(ms->probe);
 	for (i = 0; i < CONFIG_DIRS; i++) {
 		if (ms->cake[i] != NULL)
 			cake_destroy(ms->cake[i]);
@@ -153,6 +223,8 @@ main_run(struct main_state *ms, const char *path, int debug)
 	setup.pool[CONFIG_UPLOAD] = ms->pool[CONFIG_UPLOAD];
 	setup.pool[CONFIG_DOWNLOAD] = ms->pool[CONFIG_DOWNLOAD];
 	setup.ctl = ms->ctl;
+	setup.probe = ms->probe;
+	ms->probe = NULL;	/* the loop owns it now */
 	setup.version = CAKED_VERSION;
 	if ((l = loop_create(&setup)) == NULL)
 		return EXIT_CONFIG;
@@ -274,13 +346,21 @@ main(int argc, char *argv[])
 	ctl.admin_gid = ms.cfg.admin_gid;
 	if ((ms.ctl = ctlsock_open(&ctl)) == NULL)
 		goto out;
+	/* A raw ICMP socket for autorate needs CAP_NET_RAW: open it now. */
+	if ((ms.cfg.autorate[CONFIG_UPLOAD].enabled ||
+	    ms.cfg.autorate[CONFIG_DOWNLOAD].enabled) &&
+	    (ms.probe = probe_open()) == NULL)
+		log_warn("autorate: cannot open an ICMP socket");
 	if (ms.cfg.user[0] != '\0') {
 		if (privdrop_user(ms.cfg.user) == -1) {
 			log_warn("cannot switch to user %s", ms.cfg.user);
 			goto out;
 		}
-		log_debug("running as user %s", ms.cfg.user);
-	}
+		log_info("running as user %s, keeping CAP_NET_ADMIN only",
+		    ms.cfg.user);
+	} else if (privdrop_restrict() == -1)
+		log_warn("cannot clear ambient capabilities or set "
+		    "no_new_privs");
 
 	/* 6. loop and readiness */
 	rv = main_run(&ms, o.path, o.debug);

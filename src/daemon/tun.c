@@ -3,8 +3,11 @@
  * or an existing persistent one), and moves frames between the fd and the
  * caller's buffers, a batch of reads per wakeup.
  *
- * No packet information header (IFF_NO_PI) and no vnet header: the kernel
- * hands over plain frames, at most one MTU long. This module neither
+ * No packet information header (IFF_NO_PI). tun_open() adds no vnet
+ * header: the kernel hands over plain frames, at most one MTU long.
+ * tun_open_offload() adds one (IFF_VNET_HDR) and negotiates offloads
+ * (TUNSETOFFLOAD), so reads may return GSO super-packets with partial
+ * checksums; vnet.c reads and writes such fds. This module neither
  * parses nor queues, and it does not configure links (rtnl.c does).
  */
 #include <sys/ioctl.h>
@@ -20,9 +23,13 @@
 #include "daemon/tun.h"
 
 #define TUN_DEV		"/dev/net/tun"
+#ifndef TUN_F_USO4
+#define TUN_F_USO4	0x20	/* UDP segmentation, Linux 6.2 */
+#define TUN_F_USO6	0x40
+#endif
 
-int
-tun_open(const char *name, int tap)
+static int
+tun_open_flags(const char *name, int tap, int flags)
 {
 	struct ifreq	ifr;
 	int		fd, saved;
@@ -34,7 +41,7 @@ tun_open(const char *name, int tap)
 	if ((fd = open(TUN_DEV, O_RDWR | O_NONBLOCK | O_CLOEXEC)) == -1)
 		return -1;
 	memset(&ifr, 0, sizeof(ifr));
-	ifr.ifr_flags = (short)((tap ? IFF_TAP : IFF_TUN) | IFF_NO_PI);
+	ifr.ifr_flags = (short)((tap ? IFF_TAP : IFF_TUN) | IFF_NO_PI | flags);
 	memcpy(ifr.ifr_name, name, strlen(name));
 	if (ioctl(fd, TUNSETIFF, &ifr) == -1) {
 		saved = errno;
@@ -42,6 +49,39 @@ tun_open(const char *name, int tap)
 		errno = saved;
 		return -1;
 	}
+	return fd;
+}
+
+int
+tun_open(const char *name, int tap)
+{
+	return tun_open_flags(name, tap, 0);
+}
+
+int
+tun_open_offload(const char *name, int tap, unsigned int *features)
+{
+	/* Most first: USO needs Linux 6.2, TSO_ECN may be refused. */
+	static const unsigned int tries[] = {
+		TUN_F_CSUM | TUN_F_TSO4 | TUN_F_TSO6 | TUN_F_TSO_ECN |
+		    TUN_F_USO4 | TUN_F_USO6,
+		TUN_F_CSUM | TUN_F_TSO4 | TUN_F_TSO6 | TUN_F_TSO_ECN,
+		TUN_F_CSUM | TUN_F_TSO4 | TUN_F_TSO6,
+		TUN_F_CSUM,
+	};
+	size_t	i;
+	int	fd;
+
+	*features = 0;
+	if ((fd = tun_open_flags(name, tap, IFF_VNET_HDR)) == -1)
+		return -1;
+	for (i = 0; i < sizeof(tries) / sizeof(tries[0]); i++) {
+		if (ioctl(fd, TUNSETOFFLOAD, (unsigned long)tries[i]) == 0) {
+			*features = tries[i];
+			break;
+		}
+	}
+	/* None accepted: the kernel sends plain frames, headers still on. */
 	return fd;
 }
 
@@ -62,9 +102,7 @@ tun_read_batch(int fd, uint8_t *const bufs[], const uint32_t caps[],
 			break;
 		if (r == -1)
 			return i > 0 ? i : -1;	/* reported by the next call */
-		if (r == 0)
-			break;
-		lens[i] = (uint32_t)r;
+		lens[i] = (uint32_t)r;	/* 0: an empty frame, counted */
 	}
 	return i;
 }
@@ -80,6 +118,17 @@ tun_write(int fd, const uint8_t *buf, uint32_t len)
 	if (r == -1)
 		return errno == EAGAIN || errno == EWOULDBLOCK ? 0 : -1;
 	return 1;
+}
+
+int
+tun_has_vnet(int fd)
+{
+	struct ifreq	ifr;
+
+	memset(&ifr, 0, sizeof(ifr));
+	if (ioctl(fd, TUNGETIFF, &ifr) == -1)
+		return 0;
+	return (ifr.ifr_flags & IFF_VNET_HDR) != 0;
 }
 
 int

@@ -16,6 +16,13 @@
  */
 int	tun_open(const char *name, int tap);
 /*
+ * The same with a virtio-net header on every frame (IFF_VNET_HDR, see
+ * vnet.h) and as many offloads as the kernel accepts (TUNSETOFFLOAD:
+ * checksum, TSO4/6, TSO with ECN, USO4/6); *features gets the TUN_F_*
+ * bits accepted, 0 if none (plain frames, still with a header).
+ */
+int	tun_open_offload(const char *name, int tap, unsigned int *features);
+/*
  * Reads up to n frames, frame i into bufs[i] (caps[i] bytes), its length
  * into lens[i]. Returns the number read (0 if none was waiting), or -1
  * with errno if the first read failed.
@@ -24,6 +31,8 @@ int	tun_read_batch(int fd, uint8_t *const bufs[], const uint32_t caps[],
 	    uint32_t lens[], int n);
 /* Writes a frame: 1 if written, 0 if the device is full, -1 with errno. */
 int	tun_write(int fd, const uint8_t *buf, uint32_t len);
+/* Whether fd was opened with a vnet header (tun_open_offload()). */
+int	tun_has_vnet(int fd);
 /* Whether errno from a read or write says the device is gone for good. */
 int	tun_gone(int err);
 

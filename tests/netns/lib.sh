@@ -46,6 +46,7 @@ NS_R=""
 NS_S=""
 LAN_DEV=tlan
 WAN_DEV=twan
+TOPO=""				# tap, tun or plain, set by netns_topo_*
 
 log()
 {
@@ -289,6 +290,65 @@ netns_topo_tun()
 	ip -n "$NS_R" addr add 10.202.2.254/24 dev vs
 	ip -n "$NS_R" rule add iif vc lookup 100 pref 100
 	ip -n "$NS_R" rule add iif vs lookup 200 pref 200
+}
+
+# (c) NAT gateway. Two LAN hosts A (NS_C, 10.203.1.1) and B (NS_B,
+# 10.203.1.2) on br-hosts behind the router (10.203.1.254), which
+# masquerades (nftables) to its WAN address 10.204.0.1 on br-lan; the
+# forwarder's TAP devices sit between br-lan and br-wan (server side,
+# 10.204.0.2), so it sees post-NAT packets. The TAP devices are made
+# persistent here (so a forwarder without CAP_NET_ADMIN can attach) and
+# deleted with the namespace.
+netns_topo_nat()
+{
+	local r="ip -n ${NETNS_PFX}r" x="ip netns exec ${NETNS_PFX}r" d
+
+	NS_C="${NETNS_PFX}a"
+	NS_B="${NETNS_PFX}b"
+	NS_R="${NETNS_PFX}r"
+	NS_S="${NETNS_PFX}s"
+	for d in "$NS_C" "$NS_B" "$NS_R" "$NS_S"; do
+		netns_add "$d"
+	done
+	CLIENT_IP=10.203.1.1
+	CLIENT_B_IP=10.203.1.2
+	SERVER_IP=10.204.0.2
+	TOPO=tap
+	netns_veth "$NS_C" eth0 "$NS_R" va
+	netns_veth "$NS_B" eth0 "$NS_R" vb
+	netns_veth "$NS_S" eth0 "$NS_R" vs
+	ip -n "$NS_C" addr add "$CLIENT_IP/24" dev eth0
+	ip -n "$NS_B" addr add "$CLIENT_B_IP/24" dev eth0
+	ip -n "$NS_C" route add default via 10.203.1.254
+	ip -n "$NS_B" route add default via 10.203.1.254
+	ip -n "$NS_S" addr add "$SERVER_IP/24" dev eth0
+	# bridged frames must not pass through the router's netfilter
+	$x sysctl -qw net.bridge.bridge-nf-call-iptables=0 2>/dev/null
+	$x sysctl -qw net.bridge.bridge-nf-call-ip6tables=0 2>/dev/null
+	$x sysctl -qw net.ipv4.ip_forward=1
+	netns_bridge "$NS_R" br-hosts
+	netns_bridge "$NS_R" br-lan
+	netns_bridge "$NS_R" br-wan
+	$r link set va master br-hosts
+	$r link set vb master br-hosts
+	$r link set vs master br-wan
+	$r addr add 10.203.1.254/24 dev br-hosts
+	$r addr add 10.204.0.1/24 dev br-lan
+	for d in "$LAN_DEV" "$WAN_DEV"; do
+		$r tuntap add dev "$d" mode tap || fail "tuntap add $d"
+		netns_no_offload "$NS_R" "$d"
+		$r link set "$d" mtu 1500 up
+	done
+	$r link set "$LAN_DEV" master br-lan
+	$r link set "$WAN_DEV" master br-wan
+	$x nft -f - <<-EOF || fail "nft masquerade"
+	table ip caked_nat {
+		chain post {
+			type nat hook postrouting priority srcnat;
+			oifname "br-lan" masquerade
+		}
+	}
+	EOF
 }
 
 # ---- forwarders ------------------------------------------------------------

@@ -1,14 +1,16 @@
 #!/bin/bash
 # test_ctl: cakectl against a running caked. stats shows counters rising
 # while ping flows; `set` changes the options line live and is refused
-# with the keyword parser's message for bad input; a user outside the
+# with the keyword parser's message for bad input; hosts and flows show
+# the client of a ping and a short iperf3 run with its ports; a user
+# outside the
 # admin group (nobody) may read stats but not set; and abusive clients
 # (garbage, a 5 MB line, 2000 rapid requests, a client that never reads a
 # pending reply, one that disconnects mid-reply, more clients than the
 # cap) neither stop the daemon nor delay the ping that crosses it.
 . "$(dirname "$0")/lib.sh"
 
-netns_init ping jq python3 setpriv
+netns_init ping jq python3 setpriv iperf3
 netns_require_caked
 CAKECTL=${CAKECTL:-$top_builddir/cakectl}
 [ -x "$CAKECTL" ] || skip "cakectl not built at $CAKECTL"
@@ -39,6 +41,40 @@ grep -q '^                   Bulk  Best Effort        Voice$' \
     "$NETNS_TMP/stats1.txt" || fail "stats text lacks the tin header"
 ctl metrics | grep -q '^caked_sent_packets_total{direction="upload"} ' ||
     fail "metrics lack caked_sent_packets_total"
+
+# ---- hosts and flows: the busiest, with the client's address and ports ------
+CPORT=40123
+netns_iperf_server
+netns_ping_bg "$NS_C" "$SERVER_IP" 20 "$NETNS_TMP/ping-flows.txt"
+bps=$(netns_iperf "$NETNS_TMP/iperf-flows.json" 2 --cport "$CPORT")
+wait "$PING_PID"
+log "iperf3 upload goodput: $(mbit "$bps") Mbit/s"
+ctl hosts upload >"$NETNS_TMP/hosts.txt" || fail "cakectl hosts upload"
+ctl flows >"$NETNS_TMP/flows.txt" || fail "cakectl flows"
+cat "$NETNS_TMP/hosts.txt" "$NETNS_TMP/flows.txt"
+grep -q "^$CLIENT_IP " "$NETNS_TMP/hosts.txt" ||
+    fail "hosts upload does not list the client $CLIENT_IP"
+grep -q "^tcp  *$CLIENT_IP:$CPORT  *-> $SERVER_IP:5201 " \
+    "$NETNS_TMP/flows.txt" || fail "flows lacks the iperf3 tcp flow"
+grep -q "^icmp  *$CLIENT_IP  *-> $SERVER_IP " "$NETNS_TMP/flows.txt" ||
+    fail "flows lacks the ping"
+top=$(ctl -j -n 1 flows upload | jq -c '.directions.upload.flows')
+log "busiest upload flow: $top"
+check "upload flows shown with -n 1" "$(echo "$top" | jq length)" eq 1
+echo "$top" | jq -e --arg c "$CLIENT_IP" --arg s "$SERVER_IP" \
+    --argjson p "$CPORT" '.[0] | .proto == "tcp" and .src == $c and
+    .sport == $p and .dst == $s and .dport == 5201' >/dev/null ||
+    fail "the busiest upload flow is not the iperf3 data flow"
+check "bytes of the busiest upload flow" "$(echo "$top" | jq '.[0].bytes')" \
+    ge 100000
+h=$(ctl -j hosts download | jq -c --arg c "$CLIENT_IP" \
+    '.directions.download.hosts[] | select(.address == $c)')
+log "download host: $h"
+check "download flows to the client (by destination)" \
+    "$(echo "$h" | jq '.flows // 0')" ge 2
+err=$(ctl -n 65 hosts 2>&1); rc=$?
+check "exit status of -n 65" "$rc" eq 1
+log "-n 65: $err"
 
 # ---- set: live change, precise refusal ---------------------------------------
 out=$(ctl set upload bandwidth 30mbit) || fail "set upload bandwidth 30mbit"

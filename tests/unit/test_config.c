@@ -108,6 +108,7 @@ static const char valid_conf[] =
     "user = root\n"
     "log-level = debug\n"
     "log = syslog\n"
+    "offload = no\n"
     "\n"
     "[Upload]\n"
     "options = \"bandwidth 10mbit diffserv4 nat\"\n"
@@ -140,6 +141,7 @@ valid_file_gives_its_values(void **state)
 	assert_string_equal(cfg.user, "root");
 	assert_int_equal(cfg.log_level, LOG_DEBUG);
 	assert_true(cfg.log_syslog);
+	assert_false(cfg.offload);
 	assert_true(cfg.shaped[CONFIG_UPLOAD]);
 	/* The keys override options; options' other keywords stay. */
 	assert_int_equal(up->rate_Bps, 20000000 / 8);
@@ -172,6 +174,7 @@ empty_file_gives_defaults(void **state)
 	assert_string_equal(cfg.lan, CONFIG_DEFAULT_LAN);
 	assert_string_equal(cfg.wan, CONFIG_DEFAULT_WAN);
 	assert_int_equal(cfg.mtu, CONFIG_DEFAULT_MTU);
+	assert_true(cfg.offload);	/* the fast path by default */
 	assert_string_equal(cfg.control, CONFIG_DEFAULT_CONTROL);
 	assert_string_equal(cfg.user, "");
 	assert_int_equal(cfg.log_level, LOG_INFO);
@@ -246,6 +249,20 @@ static const struct {
 	    "found 'loud'" },
 	{ "[general]\nlog = file\n",
 	    "2: [general] log: expected stderr or syslog, found 'file'" },
+	{ "[general]\noffload = maybe\n",
+	    "2: [general] offload: expected yes or no, found 'maybe'" },
+	{ "[general]\nnat-cache-size = 15\n",
+	    "2: [general] nat-cache-size: expected a number of entries from "
+	    "16 to 4194304, found '15'" },
+	{ "[general]\nnat-cache-size = 4194305\n",
+	    "2: [general] nat-cache-size: expected a number of entries from "
+	    "16 to 4194304, found '4194305'" },
+	{ "[general]\nnat-cache-expiry = 0s\n",
+	    "2: [general] nat-cache-expiry: expected seconds from 1 to 86400 "
+	    "(e.g. 120s), found '0s'" },
+	{ "[general]\nnat-cache-expiry = 2m\n",
+	    "2: [general] nat-cache-expiry: expected seconds from 1 to 86400 "
+	    "(e.g. 120s), found '2m'" },
 	{ "[upload]\ndiffserv = nat\n",
 	    "2: [upload] diffserv: expected a DiffServ keyword (e.g. "
 	    "diffserv4), found 'nat'" },
@@ -452,6 +469,29 @@ restart_is_needed_only_for_general_settings(void **state)
 	b = a;
 	b.mode = CONFIG_MODE_TAP;
 	assert_string_equal(config_restart_needed(&a, &b), "[general] mode");
+	b = a;
+	b.offload = !a.offload;
+	assert_string_equal(config_restart_needed(&a, &b),
+	    "[general] offload");
+}
+
+static void
+nat_cache_keys_default_and_parse_with_or_without_unit(void **state)
+{
+	struct caked_config	cfg;
+	struct collected	c;
+
+	(void)state;
+	assert_int_equal(load("[general]\n", &cfg, &c), 0);
+	assert_int_equal(cfg.nat_cache_size, 16384);
+	assert_int_equal(cfg.nat_cache_expiry_s, 120);
+	assert_int_equal(load("[general]\nnat-cache-size = 16\n"
+	    "nat-cache-expiry = 86400s\n", &cfg, &c), 0);
+	assert_int_equal(cfg.nat_cache_size, 16);
+	assert_int_equal(cfg.nat_cache_expiry_s, 86400);
+	assert_int_equal(load("[general]\nnat-cache-expiry = 30\n", &cfg,
+	    &c), 0);
+	assert_int_equal(cfg.nat_cache_expiry_s, 30);
 }
 
 int
@@ -459,6 +499,8 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(valid_file_gives_its_values),
+		cmocka_unit_test(
+		    nat_cache_keys_default_and_parse_with_or_without_unit),
 		cmocka_unit_test(empty_file_gives_defaults),
 		cmocka_unit_test(shipped_sample_loads),
 		cmocka_unit_test(each_error_class_gives_its_located_message),

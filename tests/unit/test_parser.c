@@ -1,7 +1,8 @@
 /*
  * test_parser.c: cakectl's command grammar (src/ctl/parser.c): every
  * command gives the right action, direction and request line; wrong words
- * give a message naming what was expected.
+ * give a message naming what was expected; -n adds "top N" to hosts and
+ * flows only, within 1..CTL_TOP_MAX.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -59,6 +60,14 @@ test_commands_give_action_direction_and_request(void **state)
 		    "download", "set download diffserv4 nat ack-filter\n" },
 		{ "set|upload|bandwidth 30mbit", PARSER_SET, "upload",
 		    "set upload bandwidth 30mbit\n" },
+		{ "hosts", PARSER_HOSTS, NULL, "hosts\n" },
+		{ "hosts|upload", PARSER_HOSTS, "upload", "hosts upload\n" },
+		{ "hosts|download", PARSER_HOSTS, "download",
+		    "hosts download\n" },
+		{ "flows", PARSER_FLOWS, NULL, "flows\n" },
+		{ "flows|upload", PARSER_FLOWS, "upload", "flows upload\n" },
+		{ "flows|download", PARSER_FLOWS, "download",
+		    "flows download\n" },
 	};
 	struct parser_result	 res;
 	char			 buf[256], err[256], *argv[ARGS_MAX];
@@ -86,8 +95,12 @@ test_wrong_words_name_what_was_expected(void **state)
 		const char	*args;
 		const char	*error;
 	} cases[] = {
-		{ "stat", "unknown command 'stat' (expected metrics, ping, "
-		    "reload, set, stats, version, watch)" },
+		{ "stat", "unknown command 'stat' (expected flows, hosts, "
+		    "metrics, ping, reload, set, stats, version, watch)" },
+		{ "hosts|sideways", "unknown argument 'sideways' (expected "
+		    "upload, download)" },
+		{ "flows|upload|5", "unexpected argument '5'" },
+		{ "hosts|upload|top|5", "unexpected argument 'top'" },
 		{ "stats|sideways", "unknown argument 'sideways' (expected "
 		    "upload, download)" },
 		{ "stats|upload|now", "unexpected argument 'now'" },
@@ -133,6 +146,47 @@ test_overlong_set_is_refused_before_sending(void **state)
 	assert_int_equal(strlen(res.request), CTL_LINE_MAX - 1);
 }
 
+static void
+test_n_asks_hosts_and_flows_for_their_top_rows(void **state)
+{
+	static const struct {
+		const char	*args;
+		long		 rows;
+		int		 rc;
+		const char	*out;	/* request, or error */
+	} cases[] = {
+		{ "hosts", 5, 0, "hosts top 5\n" },
+		{ "hosts|upload", 1, 0, "hosts upload top 1\n" },
+		{ "flows|download", CTL_TOP_MAX, 0, "flows download top 64\n" },
+		{ "flows", 0, -1, "-n: 0 rows is not in 1 to 64" },
+		{ "hosts|upload", CTL_TOP_MAX + 1, -1,
+		    "-n: 65 rows is not in 1 to 64" },
+		{ "stats", 5, -1, "-n: only with hosts, flows and watch" },
+		{ "set|upload|rtt|5ms", 5, -1,
+		    "-n: only with hosts, flows and watch" },
+	};
+	struct parser_result	 res;
+	char			 buf[256], err[256], *argv[ARGS_MAX];
+	size_t			 i;
+	int			 argc;
+
+	(void)state;
+	for (i = 0; i < NITEMS(cases); i++) {
+		argc = split(cases[i].args, buf, sizeof(buf), argv);
+		assert_int_equal(parser_parse(argc, argv, &res, err,
+		    sizeof(err)), 0);
+		assert_int_equal(parser_top(&res, cases[i].rows, err,
+		    sizeof(err)), cases[i].rc);
+		if (cases[i].rc == 0)
+			assert_string_equal(res.request, cases[i].out);
+		else
+			assert_string_equal(err, cases[i].out);
+	}
+	assert_true(PARSER_HAS_TOP(PARSER_HOSTS));
+	assert_true(PARSER_HAS_TOP(PARSER_FLOWS));
+	assert_false(PARSER_HAS_TOP(PARSER_WATCH));
+}
+
 int
 main(void)
 {
@@ -141,6 +195,8 @@ main(void)
 		    test_commands_give_action_direction_and_request),
 		cmocka_unit_test(test_wrong_words_name_what_was_expected),
 		cmocka_unit_test(test_overlong_set_is_refused_before_sending),
+		cmocka_unit_test(
+		    test_n_asks_hosts_and_flows_for_their_top_rows),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

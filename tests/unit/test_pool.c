@@ -153,6 +153,48 @@ rate_lines(const uint64_t *times_ns, int n, char *out, size_t len)
 }
 
 static void
+large_buffers_are_a_separate_class_told_by_cap(void **state)
+{
+	struct pool		*p = pool_create(1522);
+	struct pool_stats	 st;
+	struct cake_pkt		*small, *big, *seg;
+
+	(void)state;
+	assert_non_null(p);
+	assert_null(pool_get_large(p));		/* none added yet */
+	assert_int_equal(pool_add_large(p, 1000, 4), -1);  /* not larger */
+	assert_int_equal(pool_add_large(p, 65600, 2), 0);
+	assert_int_equal(pool_add_large(p, 65600, 2), -1); /* only once */
+	assert_non_null(big = pool_get_large(p));
+	assert_true(big->cap >= 65600);
+	assert_int_equal(big->truesize % 64, 0);
+	assert_true(big->truesize > big->cap);
+	assert_non_null(small = pool_get(p));
+	assert_true(small->cap < 65600);
+	/* The engine's allocator: small buffers for what fits them. */
+	assert_non_null(seg = pool_alloc(p, 1514));
+	assert_int_equal(seg->cap, small->cap);
+	pool_put(p, seg);
+	assert_non_null(seg = pool_alloc(p, 9000));
+	assert_int_equal(seg->cap, big->cap);
+	assert_null(pool_alloc(p, 9000));	/* both large ones out */
+	assert_null(pool_alloc(p, 70000));	/* fits nothing */
+	pool_get_stats(p, &st);
+	assert_int_equal(st.large_bufs, 2);
+	assert_int_equal(st.large_free, 0);
+	assert_int_equal(st.free, st.bufs - 1);
+	/* Each goes back to its own class. */
+	pool_put(p, seg);
+	pool_put(p, big);
+	pool_put(p, small);
+	pool_get_stats(p, &st);
+	assert_int_equal(st.large_free, 2);
+	assert_int_equal(st.free, st.bufs);
+	assert_true(st.large_exhausted >= 1);
+	pool_destroy(p);
+}
+
+static void
 rate_limited_log_writes_one_line_per_second(void **state)
 {
 	static const uint64_t	 t[] = {
@@ -181,6 +223,7 @@ main(void)
 		cmocka_unit_test(pool_alloc_refuses_what_does_not_fit),
 		cmocka_unit_test(
 		    big_frames_give_fewer_buffers_within_the_memory_bound),
+		cmocka_unit_test(large_buffers_are_a_separate_class_told_by_cap),
 		cmocka_unit_test(rate_limited_log_writes_one_line_per_second),
 	};
 

@@ -2,11 +2,14 @@
  * test_render.c: cakectl's renderers (src/ctl/render.c): the golden JSON
  * replies (written by test_ctlcmd from known snapshots) give golden tc-style
  * text and Prometheus text; incomplete replies are reported, not guessed.
+ * hosts and flows replies give golden tables with aligned columns.
  */
 #define _GNU_SOURCE	/* open_memstream */
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <ctype.h>
 #include <setjmp.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -128,6 +131,160 @@ test_incomplete_replies_are_reported(void **state)
 	}
 }
 
+static const struct {
+	const char	*name;
+	render_fn	*fn;
+} tables[] = {
+	{ "hosts", render_hosts },
+	{ "hosts-download", render_hosts },
+	{ "flows", render_flows },
+	{ "flows-upload-top2", render_flows },
+};
+
+static void
+test_hosts_and_flows_tables_match_the_golden_text(void **state)
+{
+	char	file[128], *text;
+	size_t	i, len;
+	int	rc;
+
+	(void)state;
+	for (i = 0; i < NITEMS(tables); i++) {
+		text = render_golden(tables[i].name, tables[i].fn, &rc, &len);
+		assert_int_equal(rc, 0);
+		(void)snprintf(file, sizeof(file), "%s.txt", tables[i].name);
+		golden_check(file, text, len);
+		free(text);
+	}
+}
+
+/*
+ * On every row of a table, a left-aligned cell starts where its header
+ * ("-NAME") starts and a right-aligned one ends where its header ends.
+ */
+static void
+assert_columns_aligned(const char *table, const char *const heads[],
+    size_t n)
+{
+	const char	*line, *end, *hdr = table, *h;
+	size_t		 i, at[16], len, rows = 0;
+	bool		 left[16];
+
+	end = strchr(hdr, '\n');
+	for (i = 0; i < n; i++) {
+		left[i] = heads[i][0] == '-';
+		h = heads[i] + left[i];
+		/* The word h, not a part of one ("TIN" in "DESTINATION"). */
+		for (line = strstr(hdr, h); line != NULL && ((line > hdr &&
+		    line[-1] != ' ') ||
+		    isupper((unsigned char)line[strlen(h)]));
+		    line = strstr(line + 1, h))
+			;
+		assert_true(line != NULL && line < end);
+		at[i] = (size_t)(line - hdr) + (left[i] ? 0 : strlen(h) - 1);
+	}
+	for (line = end + 1; *line != '\0' && *line != '\n';
+	    line = end + 1, rows++) {
+		end = strchr(line, '\n');
+		assert_non_null(end);
+		len = (size_t)(end - line);
+		for (i = 0; i < n; i++) {
+			assert_true(at[i] < len);
+			assert_true(line[at[i]] != ' ');
+			if (left[i] && at[i] > 0)
+				assert_true(line[at[i] - 1] == ' ');
+			if (!left[i] && at[i] + 1 < len)
+				assert_true(line[at[i] + 1] == ' ');
+		}
+	}
+	assert_true(rows > 0);
+}
+
+static void
+test_tables_have_a_header_and_aligned_columns(void **state)
+{
+	static const char *const host_heads[] = {
+		"-HOST", "BYTES", "PACKETS", "BACKLOG", "DROPS", "MARKS",
+		"FLOWS",
+	};
+	static const char *const flow_heads[] = {
+		"-PROTO", "-SOURCE", "-DESTINATION", "-TIN", "-STATE", "BYTES",
+		"PACKETS", "BACKLOG", "DROPS", "MARKS",
+	};
+	char	*text, *t;
+	size_t	 len;
+	int	 rc;
+
+	(void)state;
+	text = render_golden("hosts", render_hosts, &rc, &len);
+	assert_non_null(strstr(text, "upload: 4 hosts by source address, "
+	    "busiest first\n"));
+	assert_non_null(strstr(text, "download: 2 hosts by destination "
+	    "address, busiest first\n"));
+	t = strstr(text, "HOST ");
+	assert_non_null(t);
+	assert_columns_aligned(t, host_heads, NITEMS(host_heads));
+	/* Numbers are right-aligned under their header. */
+	assert_non_null(strstr(t, "   BYTES"));
+	assert_non_null(strstr(t, "  9009600"));
+	free(text);
+	text = render_golden("flows-upload-top2", render_flows, &rc, &len);
+	assert_non_null(strstr(text, "upload: top 2 of 6 flows, busiest "
+	    "first\n"));
+	t = strstr(text, "PROTO ");
+	assert_non_null(t);
+	assert_columns_aligned(t, flow_heads, NITEMS(flow_heads));
+	assert_non_null(strstr(t, "10.1.0.2:40000 "));
+	assert_non_null(strstr(t, " -> 10.2.0.1:5201 "));
+	assert_non_null(strstr(t, "[2001:db8:1::2]:50000 -> "
+	    "[2001:db8:2::1]:443 "));
+	free(text);
+}
+
+static void
+test_incomplete_top_replies_are_reported(void **state)
+{
+	static const struct {
+		const char	*doc;
+		render_fn	*fn;
+		int		 rc;
+		const char	*text;
+	} cases[] = {
+		{ "{\"directions\":{\"upload\":{\"total\":0,"
+		    "\"hosts\":[]}}}", render_hosts, 0, "upload: no hosts\n" },
+		{ "{\"directions\":{\"upload\":{\"total\":1,"
+		    "\"flows\":[]}}}", render_flows, 0, "upload: top 0 of "
+		    "1 flow, busiest first\n" "PROTO  SOURCE    DESTINATION"
+		    "  TIN  STATE  BYTES  PACKETS  BACKLOG  DROPS  MARKS\n" },
+		{ "{\"directions\":{\"upload\":{\"hosts\":[]}}}",
+		    render_hosts, -1, "" },
+		{ "{\"directions\":{\"upload\":{\"total\":1,"
+		    "\"hosts\":{}}}}", render_hosts, -1, "" },
+		{ "{\"directions\":{\"upload\":{\"total\":1,\"hosts\":"
+		    "[{\"address\":\"10.0.0.1\"}]}}}", render_hosts, -1,
+		    NULL },
+		{ "{\"version\":1}", render_flows, -1, "" },
+	};
+	struct json_value	*v;
+	char			*text = NULL, err[64];
+	size_t			 i, len;
+	FILE			*fp;
+
+	(void)state;
+	for (i = 0; i < NITEMS(cases); i++) {
+		v = json_parse(cases[i].doc, strlen(cases[i].doc), err,
+		    sizeof(err));
+		assert_non_null(v);
+		assert_non_null(fp = open_memstream(&text, &len));
+		assert_int_equal(cases[i].fn(fp, v), cases[i].rc);
+		fclose(fp);
+		if (cases[i].text != NULL)
+			assert_string_equal(text, cases[i].text);
+		free(text);
+		json_free(v);
+	}
+}
+
 int
 main(void)
 {
@@ -136,6 +293,10 @@ main(void)
 		cmocka_unit_test(test_tin_table_has_tc_column_widths),
 		cmocka_unit_test(test_metrics_match_the_golden_exposition),
 		cmocka_unit_test(test_incomplete_replies_are_reported),
+		cmocka_unit_test(
+		    test_hosts_and_flows_tables_match_the_golden_text),
+		cmocka_unit_test(test_tables_have_a_header_and_aligned_columns),
+		cmocka_unit_test(test_incomplete_top_replies_are_reported),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,279 @@
+/*
+ * arconf.c: the autorate keys of caked.conf.
+ *
+ *   [general]  autorate-reflectors = IPv4 addresses (at most 8)
+ *              autorate-interval   = TIME (probe and tick period)
+ *   [upload] / [download]
+ *              autorate = yes | no
+ *              autorate-min, autorate-base, autorate-max = RATE
+ *              autorate-delay-threshold = TIME
+ *
+ * Rates and times are spelled as in tc-cake (keywords_parse_rate/_time).
+ * Every problem names the file, line, section and key; nothing is
+ * clamped or guessed. This module reads values only; config.c owns the
+ * file, the other keys and the reporting.
+ */
+#include <arpa/inet.h>
+#include <netinet/in.h>
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <iniparser.h>
+
+#include "caked/cake.h"
+#include "caked/keywords.h"
+#include "daemon/arconf.h"
+#include "daemon/autorate.h"
+#include "daemon/config.h"
+#include "daemon/inifile.h"
+
+#define ARCONF_THRESHOLD_MIN_US	1000		/* 1 ms */
+#define ARCONF_THRESHOLD_MAX_US	1000000		/* 1 s */
+#define ARCONF_INTERVAL_MIN_US	10000		/* 10 ms */
+#define ARCONF_INTERVAL_MAX_US	1000000		/* 1 s */
+
+static const char *const arconf_general_keys[] = {
+	"autorate-reflectors", "autorate-interval",
+};
+static const char *const arconf_dir_keys[] = {
+	"autorate", "autorate-min", "autorate-base", "autorate-max",
+	"autorate-delay-threshold",
+};
+#define NKEYS(a)	(sizeof(a) / sizeof((a)[0]))
+
+struct arconf_ctx {
+	struct inifile		*f;
+	dictionary		*d;
+	const char *const	*sections;
+};
+
+bool
+arconf_known_key(bool general, const char *key)
+{
+	const char *const	*k = general ? arconf_general_keys :
+				    arconf_dir_keys;
+	size_t			 i, n = general ? NKEYS(arconf_general_keys) :
+				    NKEYS(arconf_dir_keys);
+
+	for (i = 0; i < n; i++)
+		if (strcmp(k[i], key) == 0)
+			return true;
+	return false;
+}
+
+void
+arconf_defaults(struct caked_config *cfg)
+{
+	int	i;
+
+	for (i = 0; i < CONFIG_DIRS; i++)
+		autorate_params_default(&cfg->autorate[i]);
+	cfg->reflectors_n = 0;
+}
+
+/* The value of sec:key without quotes, or NULL if the key is absent. */
+static const char *
+arconf_value(struct arconf_ctx *x, int sec, const char *key, int *line,
+    char *buf, size_t len)
+{
+	char		 name[2 * INIFILE_KEY_MAX];
+	const char	*v;
+	size_t		 n;
+
+	if ((*line = inifile_find(x->f, sec, key)) == 0)
+		return NULL;
+	(void)snprintf(name, sizeof(name), "%s:%s", x->sections[sec], key);
+	if ((v = iniparser_getstring(x->d, name, NULL)) == NULL)
+		v = "";
+	n = strlen(v);
+	if (n >= 2 && (v[0] == '"' || v[0] == '\'') && v[n - 1] == v[0]) {
+		v++;
+		n -= 2;
+	}
+	if (n >= len)
+		n = len - 1;
+	memcpy(buf, v, n);
+	buf[n] = '\0';
+	return buf;
+}
+
+static void
+arconf_expect(struct arconf_ctx *x, int line, int sec, const char *key,
+    const char *expected, const char *v)
+{
+	inifile_error(x->f, line, "[%s] %s: expected %s, found '%s'",
+	    x->sections[sec], key, expected, v);
+}
+
+/* A time key between lo_us and hi_us; returns 0 and sets *ns. */
+static int
+arconf_time(struct arconf_ctx *x, int sec, const char *key, uint32_t lo_us,
+    uint32_t hi_us, uint64_t *ns)
+{
+	char		 buf[INIFILE_LINE_MAX + 1], err[KEYWORDS_ERR_MAX];
+	char		 expected[96];
+	const char	*v;
+	uint32_t	 us;
+	int		 line;
+
+	if ((v = arconf_value(x, sec, key, &line, buf, sizeof(buf))) == NULL)
+		return -1;
+	if (keywords_parse_time(v, &us, err, sizeof(err)) == -1 ||
+	    us < lo_us || us > hi_us) {
+		(void)snprintf(expected, sizeof(expected), "a time from %ums "
+		    "to %ums (e.g. 15ms)", lo_us / 1000, hi_us / 1000);
+		arconf_expect(x, line, sec, key, expected, v);
+		return -1;
+	}
+	*ns = (uint64_t)us * 1000;
+	return 0;
+}
+
+static void
+arconf_reflectors(struct arconf_ctx *x, struct caked_config *cfg)
+{
+	char		 buf[INIFILE_LINE_MAX + 1], *tok, *save = NULL;
+	const char	*key = "autorate-reflectors";
+	struct in_addr	 a;
+	unsigned int	 n = 0, i;
+	int		 line;
+
+	if (arconf_value(x, 0, key, &line, buf, sizeof(buf)) == NULL)
+		return;
+	for (tok = strtok_r(buf, " \t,", &save); tok != NULL;
+	    tok = strtok_r(NULL, " \t,", &save)) {
+		if (inet_pton(AF_INET, tok, &a) != 1) {
+			arconf_expect(x, line, 0, key, "IPv4 addresses", tok);
+			return;
+		}
+		for (i = 0; i < n; i++)
+			if (cfg->reflectors[i].s_addr == a.s_addr)
+				break;
+		if (i < n) {
+			arconf_expect(x, line, 0, key, "each address once",
+			    tok);
+			return;
+		}
+		if (n == AUTORATE_REFLECTORS_MAX) {
+			inifile_error(x->f, line, "[%s] %s: expected at most "
+			    "%d addresses, found more", x->sections[0], key,
+			    AUTORATE_REFLECTORS_MAX);
+			return;
+		}
+		cfg->reflectors[n++] = a;
+	}
+	if (n == 0)
+		arconf_expect(x, line, 0, key, "IPv4 addresses", "");
+	cfg->reflectors_n = n;
+}
+
+/* autorate-min, -base and -max: sets *Bps if the key is present. */
+static void
+arconf_rate(struct arconf_ctx *x, int sec, const char *key, uint64_t *Bps)
+{
+	char		 buf[INIFILE_LINE_MAX + 1], err[KEYWORDS_ERR_MAX];
+	const char	*v;
+	uint64_t	 r;
+	int		 line;
+
+	if ((v = arconf_value(x, sec, key, &line, buf, sizeof(buf))) == NULL)
+		return;
+	if (keywords_parse_rate(v, &r, err, sizeof(err)) == -1 || r == 0)
+		arconf_expect(x, line, sec, key, "a rate above 0 (e.g. "
+		    "20mbit)", v);
+	else
+		*Bps = r;
+}
+
+static void
+arconf_dir(struct arconf_ctx *x, int dir, uint64_t interval_ns,
+    struct caked_config *cfg)
+{
+	struct autorate_params	*p = &cfg->autorate[dir];
+	char			 buf[INIFILE_LINE_MAX + 1];
+	const char		*v, *why;
+	int			 sec = 1 + dir, line, first;
+
+	p->interval_ns = interval_ns;
+	if ((v = arconf_value(x, sec, "autorate", &line, buf,
+	    sizeof(buf))) != NULL) {
+		if (strcmp(v, "yes") == 0 || strcmp(v, "no") == 0)
+			p->enabled = strcmp(v, "yes") == 0;
+		else
+			arconf_expect(x, line, sec, "autorate", "yes or no",
+			    v);
+	}
+	arconf_rate(x, sec, "autorate-min", &p->min_Bps);
+	arconf_rate(x, sec, "autorate-base", &p->base_Bps);
+	arconf_rate(x, sec, "autorate-max", &p->max_Bps);
+	(void)arconf_time(x, sec, "autorate-delay-threshold",
+	    ARCONF_THRESHOLD_MIN_US, ARCONF_THRESHOLD_MAX_US,
+	    &p->threshold_ns);
+	if (!p->enabled)
+		return;
+	first = inifile_find(x->f, sec, "autorate");
+	if (*(why = autorate_params_check(p)) != '\0')
+		inifile_error(x->f, first, "[%s] autorate: %s",
+		    x->sections[sec], why);
+	if (cfg->cake[dir].autorate_ingress)
+		inifile_error(x->f, first, "[%s] autorate: cannot be used "
+		    "with autorate-ingress (two controllers would fight)",
+		    x->sections[sec]);
+	if (cfg->reflectors_n == 0)
+		inifile_error(x->f, first, "[%s] autorate: needs "
+		    "autorate-reflectors in [%s]", x->sections[sec],
+		    x->sections[0]);
+	cfg->cake[dir].rate_Bps = p->base_Bps;	/* the starting rate */
+}
+
+void
+arconf_load(struct inifile *f, dictionary *d, const char *const sections[3],
+    struct caked_config *cfg)
+{
+	struct arconf_ctx	x = { f, d, sections };
+	uint64_t		interval_ns = AUTORATE_DEF_INTERVAL_NS;
+	int			dir;
+
+	arconf_defaults(cfg);
+	arconf_reflectors(&x, cfg);
+	(void)arconf_time(&x, 0, "autorate-interval", ARCONF_INTERVAL_MIN_US,
+	    ARCONF_INTERVAL_MAX_US, &interval_ns);
+	for (dir = 0; dir < CONFIG_DIRS; dir++)
+		arconf_dir(&x, dir, interval_ns, cfg);
+}
+
+void
+arconf_print_general(const struct caked_config *cfg, FILE *fp)
+{
+	char		a[INET_ADDRSTRLEN];
+	unsigned int	i;
+
+	if (cfg->reflectors_n == 0)
+		return;
+	fprintf(fp, "autorate-reflectors =");
+	for (i = 0; i < cfg->reflectors_n; i++)
+		if (inet_ntop(AF_INET, &cfg->reflectors[i], a, sizeof(a)))
+			fprintf(fp, " %s", a);
+	fprintf(fp, "\nautorate-interval = %lluus\n",
+	    (unsigned long long)(cfg->autorate[0].interval_ns / 1000));
+}
+
+void
+arconf_print_dir(const struct caked_config *cfg, int dir, FILE *fp)
+{
+	const struct autorate_params	*p = &cfg->autorate[dir];
+	char				 r[3][32];
+
+	if (!p->enabled)
+		return;
+	if (keywords_format_rate(p->min_Bps, r[0], sizeof(r[0])) == -1 ||
+	    keywords_format_rate(p->base_Bps, r[1], sizeof(r[1])) == -1 ||
+	    keywords_format_rate(p->max_Bps, r[2], sizeof(r[2])) == -1)
+		return;
+	fprintf(fp, "autorate = yes\nautorate-min = %s\nautorate-base = %s\n"
+	    "autorate-max = %s\nautorate-delay-threshold = %lluus\n", r[0],
+	    r[1], r[2], (unsigned long long)(p->threshold_ns / 1000));
+}

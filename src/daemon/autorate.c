@@ -1,0 +1,353 @@
+/*
+ * autorate.c: a delay-based rate controller for one shaped direction,
+ * after cake-autorate and sqm-autorate (see the README), written anew.
+ *
+ * Signals. (1) Load: the bytes the engine sent during a tick against the
+ * rate in force. (2) Path delay: round-trip times of small probes to a few
+ * reflectors beyond the bottleneck. Each reflector keeps a baseline that
+ * falls at once to a lower sample and rises only with a 60 s time constant
+ * (so a reflector whose path got longer is re-learned, while a bloat
+ * episode of a second or two barely moves it), and a recent delta (an
+ * EWMA of sample - baseline over about 150 ms). The path's delay is the
+ * lower median of the fresh reflectors' deltas, so one slow or dead
+ * reflector cannot cut or hold the rate alone; a reflector silent for 1 s
+ * is left out. (3) caked's own queue delay: a standing queue in caked
+ * means the demand exceeds the rate, i.e. the direction is loaded.
+ *
+ * Control law, once per tick:
+ *   - delay above the threshold and load >= 50 %: cut. The factor is
+ *     1 - 0.1 * delay / threshold, at least 0.5: mild at the threshold,
+ *     deep when a bloated buffer has already filled. After a cut the next
+ *     one waits AUTORATE_HOLD_NS, and does not come at all while the delay
+ *     falls fast enough to drain within about a second.
+ *   - load >= 75 % (or a standing queue in caked) and delay below half the
+ *     threshold: rise by up to 2.5 % per tick, scaled down to 0 as the
+ *     delay approaches half the threshold.
+ *   - low load and no bloat: drift 1 % per second toward the base rate.
+ *   - no reflector has answered for 10 s: the minimum rate (the safe
+ *     choice), until they answer again.
+ * The result is clamped to [min, max].
+ *
+ * This module must not do I/O or read a clock: the caller passes now_ns.
+ */
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "daemon/autorate.h"
+
+#define NS_PER_S	1000000000ULL
+
+void
+autorate_params_default(struct autorate_params *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->threshold_ns = AUTORATE_DEF_THRESHOLD_NS;
+	p->interval_ns = AUTORATE_DEF_INTERVAL_NS;
+}
+
+const char *
+autorate_params_check(const struct autorate_params *p)
+{
+	if (!p->enabled)
+		return "";
+	if (p->min_Bps == 0 || p->base_Bps == 0 || p->max_Bps == 0)
+		return "autorate-min, autorate-base and autorate-max must be "
+		    "set and above 0";
+	if (p->min_Bps > p->base_Bps || p->base_Bps > p->max_Bps)
+		return "autorate-min <= autorate-base <= autorate-max must "
+		    "hold";
+	if (p->threshold_ns == 0)
+		return "autorate-delay-threshold must be above 0";
+	if (p->interval_ns < 10000000ULL || p->interval_ns > NS_PER_S)
+		return "autorate-interval must be from 10ms to 1s";
+	return "";
+}
+
+/* ---- path delay ------------------------------------------------------- */
+
+void
+autorate_delay_init(struct autorate_delay *dl, unsigned int count,
+    uint64_t now_ns)
+{
+	memset(dl, 0, sizeof(*dl));
+	dl->count = count > AUTORATE_REFLECTORS_MAX ?
+	    AUTORATE_REFLECTORS_MAX : count;
+	dl->start_ns = now_ns;
+}
+
+/* a + (b - a) * num / den, for signed values, num <= den. */
+static int64_t
+autorate_ewma(int64_t a, int64_t b, uint64_t num, uint64_t den)
+{
+	if (num >= den)
+		return b;
+	return a + (int64_t)(((double)b - (double)a) * (double)num /
+	    (double)den);
+}
+
+void
+autorate_delay_sample(struct autorate_delay *dl, unsigned int idx,
+    uint64_t rtt_ns, uint64_t now_ns)
+{
+	struct autorate_reflector	*r;
+	uint64_t			 dt;
+	int64_t				 raw;
+
+	if (idx >= dl->count)
+		return;
+	r = &dl->refl[idx];
+	if (r->replies == 0) {
+		r->baseline_ns = rtt_ns;
+		r->delta_ns = 0;
+	} else {
+		dt = now_ns > r->last_reply_ns ? now_ns - r->last_reply_ns : 0;
+		if (rtt_ns < r->baseline_ns)
+			r->baseline_ns = rtt_ns;
+		else
+			r->baseline_ns = (uint64_t)autorate_ewma(
+			    (int64_t)r->baseline_ns, (int64_t)rtt_ns, dt,
+			    AUTORATE_BASELINE_TAU_NS);
+		raw = (int64_t)(rtt_ns - r->baseline_ns);
+		r->delta_ns = autorate_ewma(r->delta_ns, raw, dt,
+		    AUTORATE_DELTA_TAU_NS);
+	}
+	r->rtt_ns = rtt_ns;
+	r->last_reply_ns = now_ns;
+	r->replies++;
+	dl->last_reply_ns = now_ns;
+}
+
+bool
+autorate_delay_fresh(const struct autorate_delay *dl, unsigned int idx,
+    uint64_t now_ns)
+{
+	const struct autorate_reflector	*r;
+
+	if (idx >= dl->count)
+		return false;
+	r = &dl->refl[idx];
+	return r->replies >= 2 && now_ns - r->last_reply_ns <=
+	    AUTORATE_STALE_NS;
+}
+
+bool
+autorate_delay_get(const struct autorate_delay *dl, uint64_t now_ns,
+    int64_t *delta_ns)
+{
+	int64_t		v[AUTORATE_REFLECTORS_MAX], t;
+	unsigned int	i, j, n = 0;
+
+	for (i = 0; i < dl->count; i++) {
+		if (!autorate_delay_fresh(dl, i, now_ns))
+			continue;
+		/* insertion sort: at most AUTORATE_REFLECTORS_MAX values */
+		t = dl->refl[i].delta_ns;
+		for (j = n++; j > 0 && v[j - 1] > t; j--)
+			v[j] = v[j - 1];
+		v[j] = t;
+	}
+	if (n == 0)
+		return false;
+	*delta_ns = v[(n - 1) / 2];
+	return true;
+}
+
+bool
+autorate_delay_stalled(const struct autorate_delay *dl, uint64_t now_ns)
+{
+	uint64_t	since;
+
+	since = dl->last_reply_ns != 0 ? dl->last_reply_ns : dl->start_ns;
+	return now_ns - since >= AUTORATE_STALL_NS;
+}
+
+/* ---- one direction ----------------------------------------------------- */
+
+void
+autorate_dir_init(struct autorate_dir *d, const struct autorate_params *p,
+    uint64_t sent_bytes, uint64_t now_ns)
+{
+	memset(d, 0, sizeof(*d));
+	d->p = *p;
+	d->rate_Bps = p->base_Bps;
+	d->last_tick_ns = now_ns;
+	d->last_sent_bytes = sent_bytes;
+	d->last_drift_ns = now_ns;
+	d->delta_ns = -1;
+}
+
+static uint64_t
+autorate_clamp(const struct autorate_dir *d, uint64_t rate_Bps)
+{
+	if (rate_Bps < d->p.min_Bps)
+		return d->p.min_Bps;
+	if (rate_Bps > d->p.max_Bps)
+		return d->p.max_Bps;
+	return rate_Bps;
+}
+
+void
+autorate_dir_set_rate(struct autorate_dir *d, uint64_t rate_Bps)
+{
+	d->rate_Bps = autorate_clamp(d, rate_Bps);
+}
+
+/* Updates the achieved rate and load from the engine's byte counter. */
+static void
+autorate_load(struct autorate_dir *d, uint64_t sent_bytes, uint64_t now_ns)
+{
+	uint64_t	dt = now_ns - d->last_tick_ns;
+	uint64_t	bytes = sent_bytes - d->last_sent_bytes;
+	uint64_t	rate;
+
+	d->last_tick_ns = now_ns;
+	d->last_sent_bytes = sent_bytes;
+	if (dt == 0)
+		return;
+	rate = (uint64_t)((double)bytes * (double)NS_PER_S / (double)dt);
+	/* half-weight smoothing: one odd tick does not decide alone */
+	d->achieved_Bps = (d->achieved_Bps + rate) / 2;
+	d->load_pct = d->rate_Bps == 0 ? 0 : (uint32_t)(d->achieved_Bps *
+	    100 / d->rate_Bps);
+}
+
+/* Bloat: cut, unless one was made lately or the delay already drains. */
+static enum autorate_action
+autorate_cut(struct autorate_dir *d, int64_t delta_ns, uint64_t now_ns)
+{
+	uint64_t	permille, since, fall_ns;
+	int64_t		need_ns;
+
+	if (d->last_cut_ns != 0) {
+		since = now_ns - d->last_cut_ns;
+		if (since < AUTORATE_HOLD_NS)
+			return AUTORATE_HOLD;
+		/* falling fast enough to drain within about one second? */
+		need_ns = (int64_t)((double)d->cut_delta_ns *
+		    (double)(since < NS_PER_S ? since : NS_PER_S) /
+		    (double)NS_PER_S);
+		if (need_ns < 2000000)
+			need_ns = 2000000;
+		fall_ns = delta_ns < d->cut_delta_ns ?
+		    (uint64_t)(d->cut_delta_ns - delta_ns) : 0;
+		if (since < 4 * AUTORATE_HOLD_NS &&
+		    fall_ns >= (uint64_t)need_ns) {
+			d->last_cut_ns = now_ns;	/* next look: later */
+			d->cut_delta_ns = delta_ns;
+			return AUTORATE_HOLD;
+		}
+	}
+	permille = 1000 - (uint64_t)((double)delta_ns * 100.0 /
+	    (double)d->p.threshold_ns);
+	if ((int64_t)permille < AUTORATE_CUT_MIN_PERMILLE ||
+	    permille > 1000)
+		permille = AUTORATE_CUT_MIN_PERMILLE;
+	d->rate_Bps = autorate_clamp(d, d->rate_Bps * permille / 1000);
+	d->last_cut_ns = now_ns;
+	d->cut_delta_ns = delta_ns;
+	d->cuts++;
+	return AUTORATE_CUT;
+}
+
+/* Loaded and no delay: rise, less as the delay nears half the threshold. */
+static enum autorate_action
+autorate_rise(struct autorate_dir *d, int64_t delta_ns)
+{
+	int64_t		half = (int64_t)d->p.threshold_ns / 2;
+	int64_t		quarter = half / 2;
+	uint64_t	permille, step;
+
+	if (delta_ns >= half)
+		return AUTORATE_HOLD;
+	if (delta_ns <= quarter)
+		permille = AUTORATE_RISE_PERMILLE;
+	else
+		permille = (uint64_t)(AUTORATE_RISE_PERMILLE *
+		    (half - delta_ns) / (half - quarter));
+	/* the interval scales the step: the rise per second is fixed */
+	step = (uint64_t)((double)d->rate_Bps * (double)permille / 1000.0 *
+	    (double)d->p.interval_ns / (double)AUTORATE_DEF_INTERVAL_NS);
+	if (step == 0 || d->rate_Bps >= d->p.max_Bps)
+		return AUTORATE_HOLD;
+	d->rate_Bps = autorate_clamp(d, d->rate_Bps + step);
+	d->rises++;
+	return AUTORATE_RISE;
+}
+
+/* Low load: one step toward the base rate per AUTORATE_DRIFT_NS. */
+static enum autorate_action
+autorate_drift(struct autorate_dir *d, uint64_t now_ns)
+{
+	uint64_t	base = d->p.base_Bps, step;
+
+	if (d->rate_Bps == base || now_ns - d->last_drift_ns <
+	    AUTORATE_DRIFT_NS)
+		return AUTORATE_HOLD;
+	d->last_drift_ns = now_ns;
+	step = d->rate_Bps * AUTORATE_DRIFT_PERMILLE / 1000;
+	if (step == 0)
+		step = 1;
+	if (d->rate_Bps > base)
+		d->rate_Bps = d->rate_Bps - step < base ? base :
+		    d->rate_Bps - step;
+	else
+		d->rate_Bps = d->rate_Bps + step > base ? base :
+		    d->rate_Bps + step;
+	d->rate_Bps = autorate_clamp(d, d->rate_Bps);
+	d->drifts++;
+	return AUTORATE_DRIFT;
+}
+
+bool
+autorate_dir_tick(struct autorate_dir *d, const struct autorate_delay *dl,
+    uint64_t sent_bytes, uint32_t queue_delay_us, uint64_t now_ns)
+{
+	uint64_t		old = d->rate_Bps;
+	int64_t			delta_ns;
+	bool			have, loaded;
+	enum autorate_action	a = AUTORATE_HOLD;
+
+	autorate_load(d, sent_bytes, now_ns);
+	d->queue_delay_us = queue_delay_us;
+	have = autorate_delay_get(dl, now_ns, &delta_ns);
+	d->delta_ns = have ? delta_ns : -1;
+	loaded = d->load_pct >= AUTORATE_HIGH_LOAD_PCT ||
+	    queue_delay_us >= AUTORATE_QUEUE_BUSY_US;
+	if (!have) {
+		if (autorate_delay_stalled(dl, now_ns) &&
+		    d->rate_Bps != d->p.min_Bps) {
+			d->rate_Bps = d->p.min_Bps;
+			d->stalls++;
+			a = AUTORATE_STALL;
+		}
+	} else if (delta_ns > (int64_t)d->p.threshold_ns) {
+		if (loaded || d->load_pct >= AUTORATE_CUT_LOAD_PCT)
+			a = autorate_cut(d, delta_ns, now_ns);
+	} else if (loaded)
+		a = autorate_rise(d, delta_ns);
+	else
+		a = autorate_drift(d, now_ns);
+	if (a != AUTORATE_DRIFT && a != AUTORATE_HOLD)
+		d->last_drift_ns = now_ns;
+	d->last_action = a;
+	return d->rate_Bps != old;
+}
+
+const char *
+autorate_action_name(enum autorate_action a)
+{
+	switch (a) {
+	case AUTORATE_RISE:
+		return "rise";
+	case AUTORATE_CUT:
+		return "cut";
+	case AUTORATE_DRIFT:
+		return "drift";
+	case AUTORATE_STALL:
+		return "stall";
+	case AUTORATE_HOLD:
+		break;
+	}
+	return "hold";
+}

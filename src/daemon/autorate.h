@@ -1,0 +1,130 @@
+/*
+ * autorate.h: the rate controller that lets one direction follow a link
+ * whose capacity changes (see autorate.c and caked.conf(5)).
+ *
+ * Pure: no I/O, no clock. The daemon hands in probe round-trip times per
+ * reflector, the engine's sent-byte counter and queue delay, and the time;
+ * the controller hands back a new rate or "no change".
+ */
+#ifndef CAKED_DAEMON_AUTORATE_H
+#define CAKED_DAEMON_AUTORATE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#define AUTORATE_REFLECTORS_MAX	8	/* reflector addresses, bound */
+
+/* Defaults (the reasoning is in caked.conf(5) and autorate.c). */
+#define AUTORATE_DEF_THRESHOLD_NS	15000000ULL	/* 15 ms extra RTT */
+#define AUTORATE_DEF_INTERVAL_NS	100000000ULL	/* probe and tick */
+#define AUTORATE_HOLD_NS	300000000ULL	/* between two cuts */
+#define AUTORATE_DRIFT_NS	1000000000ULL	/* between two drift steps */
+#define AUTORATE_STALE_NS	1000000000ULL	/* reflector counts as gone */
+#define AUTORATE_STALL_NS	10000000000ULL	/* no reflector: go to min */
+#define AUTORATE_BASELINE_TAU_NS 60000000000ULL	/* baseline rises this slowly */
+#define AUTORATE_DELTA_TAU_NS	150000000ULL	/* recent delta smoothing */
+#define AUTORATE_HIGH_LOAD_PCT	75	/* load that allows a rise */
+#define AUTORATE_CUT_LOAD_PCT	50	/* load that allows a cut */
+#define AUTORATE_RISE_PERMILLE	25	/* +2.5 % per interval at most */
+#define AUTORATE_CUT_MIN_PERMILLE 500	/* one cut keeps at least 50 % */
+#define AUTORATE_DRIFT_PERMILLE	10	/* 1 % per drift step */
+#define AUTORATE_QUEUE_BUSY_US	1000	/* caked's own queue: demand > rate */
+
+/* One direction's settings (caked.conf [upload]/[download] autorate-*). */
+struct autorate_params {
+	bool		enabled;
+	uint64_t	min_Bps;
+	uint64_t	base_Bps;
+	uint64_t	max_Bps;
+	uint64_t	threshold_ns;	/* extra path delay that means bloat */
+	uint64_t	interval_ns;	/* tick */
+};
+
+/* What one reflector has told us. */
+struct autorate_reflector {
+	uint64_t	baseline_ns;	/* slow: rises slowly, falls at once */
+	int64_t		delta_ns;	/* fast EWMA of rtt - baseline */
+	uint64_t	rtt_ns;		/* last sample */
+	uint64_t	last_reply_ns;	/* time of the last sample */
+	uint64_t	replies;
+};
+
+/* The path delay seen through all reflectors (shared by both directions). */
+struct autorate_delay {
+	unsigned int			count;
+	struct autorate_reflector	refl[AUTORATE_REFLECTORS_MAX];
+	uint64_t			last_reply_ns;	/* any reflector */
+	uint64_t			start_ns;
+};
+
+/* What a tick did. */
+enum autorate_action {
+	AUTORATE_HOLD = 0,
+	AUTORATE_RISE,
+	AUTORATE_CUT,
+	AUTORATE_DRIFT,
+	AUTORATE_STALL,		/* no reflector answers: minimum */
+};
+
+/* One direction's controller. */
+struct autorate_dir {
+	struct autorate_params	p;
+	uint64_t		rate_Bps;	/* in force */
+	uint64_t		achieved_Bps;	/* smoothed */
+	uint32_t		load_pct;	/* achieved / rate */
+	uint32_t		queue_delay_us;	/* last input */
+	int64_t			delta_ns;	/* last input; -1 = none */
+	uint64_t		last_tick_ns;
+	uint64_t		last_sent_bytes;
+	uint64_t		last_cut_ns;	/* 0 = never */
+	int64_t			cut_delta_ns;	/* delta at the last decision */
+	uint64_t		last_drift_ns;
+	enum autorate_action	last_action;
+	uint64_t		rises;
+	uint64_t		cuts;
+	uint64_t		drifts;
+	uint64_t		stalls;
+};
+
+/* Fills p with the defaults; the rates stay 0 (the config sets them). */
+void	autorate_params_default(struct autorate_params *p);
+/* "" if p is consistent, else a one-line reason (static string). */
+const char *autorate_params_check(const struct autorate_params *p);
+
+/* Forgets every reflector; count reflectors from now_ns on. */
+void	autorate_delay_init(struct autorate_delay *dl, unsigned int count,
+	    uint64_t now_ns);
+/* One probe answer: reflector idx had round-trip rtt_ns, at now_ns. */
+void	autorate_delay_sample(struct autorate_delay *dl, unsigned int idx,
+	    uint64_t rtt_ns, uint64_t now_ns);
+/* True if reflector idx answered recently enough to be believed. */
+bool	autorate_delay_fresh(const struct autorate_delay *dl,
+	    unsigned int idx, uint64_t now_ns);
+/*
+ * The path's extra delay now: the lower median of the fresh reflectors'
+ * recent deltas, in *delta_ns. Returns false if no reflector is fresh.
+ */
+bool	autorate_delay_get(const struct autorate_delay *dl, uint64_t now_ns,
+	    int64_t *delta_ns);
+/* True if no reflector has answered for AUTORATE_STALL_NS. */
+bool	autorate_delay_stalled(const struct autorate_delay *dl,
+	    uint64_t now_ns);
+
+/* Starts a direction at its base rate; sent_bytes is the engine counter. */
+void	autorate_dir_init(struct autorate_dir *d,
+	    const struct autorate_params *p, uint64_t sent_bytes,
+	    uint64_t now_ns);
+/*
+ * One tick. sent_bytes: the engine's sent-byte counter; queue_delay_us:
+ * caked's own queue delay (0 if its queue is empty); dl: the path delay.
+ * Returns true if d->rate_Bps changed (apply it), false for no change.
+ */
+bool	autorate_dir_tick(struct autorate_dir *d,
+	    const struct autorate_delay *dl, uint64_t sent_bytes,
+	    uint32_t queue_delay_us, uint64_t now_ns);
+/* Adopts a rate set from outside (cakectl set), clamped to min..max. */
+void	autorate_dir_set_rate(struct autorate_dir *d, uint64_t rate_Bps);
+/* "hold", "rise", "cut", "drift" or "stall". */
+const char *autorate_action_name(enum autorate_action a);
+
+#endif /* CAKED_DAEMON_AUTORATE_H */

@@ -1,0 +1,39 @@
+/*
+ * gro.h: coalescing consecutive segments of one TCP flow, as they leave
+ * the engine, into one GSO super-packet for a device with a vnet header.
+ */
+#ifndef CAKED_DAEMON_GRO_H
+#define CAKED_DAEMON_GRO_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#define GRO_SEGS_MAX	64	/* segments in one super-packet, at most */
+
+struct cake_pkt;
+
+/*
+ * Whether pkt (meta parsed) may start a super-packet: TCP over IPv4 (DF,
+ * no fragment) or IPv6 (no extension headers), not tunnelled, with
+ * payload, flags ACK (and ECE) only, no GSO, frame ending at the IP end.
+ */
+bool	gro_candidate(const struct cake_pkt *pkt);
+/*
+ * Whether pkt can follow run[0..n) in one super-packet of at most
+ * cap_bytes: same headers but for lengths, IDs, checksums, sequence and
+ * PSH; in sequence; every segment but the last as long as the first; the
+ * last before it without PSH.
+ */
+bool	gro_follows(struct cake_pkt *const run[], unsigned int n,
+	    const struct cake_pkt *pkt, uint32_t cap_bytes);
+/*
+ * Writes the super-packet of run[0..n) (n >= 2, each accepted by
+ * gro_follows()) into out: headers of the first, payloads in order, IP
+ * lengths and IPv4 checksum set, the last segment's TCP flags, the TCP
+ * checksum field holding the pseudo-header sum (NEEDS_CSUM), gso_type and
+ * gso_size for the kernel to segment it again.
+ */
+void	gro_build(struct cake_pkt *const run[], unsigned int n,
+	    struct cake_pkt *out);
+
+#endif /* CAKED_DAEMON_GRO_H */

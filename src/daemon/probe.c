@@ -1,0 +1,240 @@
+/*
+ * probe.c: the ICMP echo adapter of autorate. One socket for all
+ * reflectors: a raw ICMP socket when caked may open one (root or
+ * CAP_NET_RAW at startup), else a "ping socket" (SOCK_DGRAM, IPPROTO_ICMP;
+ * the kernel then owns the identifier and filters replies for us).
+ *
+ * Each request carries an identifier, a sequence number and a magic; the
+ * send time and the target are remembered in a ring of PROBE_INFLIGHT_MAX
+ * entries indexed by sequence number, so a late reply is still matched as
+ * long as its entry has not been reused (a reply late by seconds is the
+ * very signal autorate needs). Replies from another address, with another
+ * identifier or a forgotten sequence are counted and ignored.
+ *
+ * It must not interpret the round-trip times, and must not block.
+ */
+#include <sys/socket.h>
+#include <sys/types.h>
+
+#include <netinet/in.h>
+#include <netinet/ip.h>
+#include <netinet/ip_icmp.h>
+
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "daemon/probe.h"
+
+#define PROBE_MAGIC	0x63616b65U	/* "cake" */
+#define PROBE_PKT_MAX	256		/* bytes of a reply we look at */
+
+struct probe_slot {
+	uint64_t	send_ns;
+	uint16_t	seq;
+	uint8_t		idx;
+	uint8_t		used;
+};
+
+struct probe_payload {
+	uint32_t	magic;
+	uint32_t	idx;
+	uint64_t	send_ns;
+};
+
+struct probe {
+	int			fd;
+	int			raw;		/* 1: raw socket, IP header */
+	uint16_t		ident;
+	uint16_t		seq;
+	unsigned int		ntargets;
+	struct in_addr		target[PROBE_TARGETS_MAX];
+	struct probe_slot	slot[PROBE_INFLIGHT_MAX];
+	struct probe_stats	st;
+};
+
+struct probe *
+probe_open(void)
+{
+	struct probe	*p;
+	int		 fd, raw = 1, saved;
+
+	fd = socket(AF_INET, SOCK_RAW | SOCK_NONBLOCK | SOCK_CLOEXEC,
+	    IPPROTO_ICMP);
+	if (fd == -1) {
+		raw = 0;
+		fd = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK |
+		    SOCK_CLOEXEC, IPPROTO_ICMP);
+	}
+	if (fd == -1)
+		return NULL;
+	if ((p = calloc(1, sizeof(*p))) == NULL) {
+		saved = errno;
+		close(fd);
+		errno = saved;
+		return NULL;
+	}
+	p->fd = fd;
+	p->raw = raw;
+	p->ident = (uint16_t)(getpid() ^ 0x5ca1);
+	return p;
+}
+
+const char *
+probe_kind(const struct probe *p)
+{
+	return p->raw ? "raw" : "ping socket";
+}
+
+int
+probe_fd(const struct probe *p)
+{
+	return p->fd;
+}
+
+void
+probe_set_targets(struct probe *p, const struct in_addr *a, unsigned int n)
+{
+	if (n > PROBE_TARGETS_MAX)
+		n = PROBE_TARGETS_MAX;
+	memcpy(p->target, a, n * sizeof(*a));
+	p->ntargets = n;
+	memset(p->slot, 0, sizeof(p->slot));
+}
+
+/* The Internet checksum (RFC 1071) of an ICMP message. */
+static uint16_t
+probe_cksum(const void *buf, size_t len)
+{
+	const uint8_t	*b = buf;
+	uint32_t	 sum = 0;
+	size_t		 i;
+
+	for (i = 0; i + 1 < len; i += 2)
+		sum += (uint32_t)(b[i] << 8 | b[i + 1]);
+	if (len & 1)
+		sum += (uint32_t)b[len - 1] << 8;
+	while (sum >> 16)
+		sum = (sum & 0xffff) + (sum >> 16);
+	return htons((uint16_t)~sum);
+}
+
+int
+probe_send(struct probe *p, unsigned int idx, uint64_t now_ns)
+{
+	unsigned char		 pkt[sizeof(struct icmphdr) +
+				    sizeof(struct probe_payload)];
+	struct icmphdr		 ih;
+	struct probe_payload	 pl;
+	struct probe_slot	*s;
+	struct sockaddr_in	 sin;
+
+	if (idx >= p->ntargets) {
+		errno = EINVAL;
+		return -1;
+	}
+	memset(&ih, 0, sizeof(ih));
+	ih.type = ICMP_ECHO;
+	ih.un.echo.id = htons(p->ident);
+	ih.un.echo.sequence = htons(++p->seq);
+	pl.magic = PROBE_MAGIC;
+	pl.idx = idx;
+	pl.send_ns = now_ns;
+	memcpy(pkt, &ih, sizeof(ih));
+	memcpy(pkt + sizeof(ih), &pl, sizeof(pl));
+	ih.checksum = probe_cksum(pkt, sizeof(pkt));
+	memcpy(pkt, &ih, sizeof(ih));
+	memset(&sin, 0, sizeof(sin));
+	sin.sin_family = AF_INET;
+	sin.sin_addr = p->target[idx];
+	if (sendto(p->fd, pkt, sizeof(pkt), 0, (struct sockaddr *)&sin,
+	    sizeof(sin)) == -1) {
+		p->st.send_errors++;
+		return -1;
+	}
+	s = &p->slot[p->seq % PROBE_INFLIGHT_MAX];
+	s->send_ns = now_ns;
+	s->seq = p->seq;
+	s->idx = (uint8_t)idx;
+	s->used = 1;
+	p->st.sent++;
+	return 0;
+}
+
+/* Matches one received message; returns the slot or NULL. */
+static struct probe_slot *
+probe_match(struct probe *p, const unsigned char *buf, size_t len,
+    const struct sockaddr_in *from)
+{
+	struct icmphdr		 ih;
+	struct probe_payload	 pl;
+	struct probe_slot	*s;
+	size_t			 off = 0;
+	uint16_t		 seq;
+
+	if (p->raw) {
+		if (len < sizeof(struct iphdr))
+			return NULL;
+		off = (size_t)(buf[0] & 0x0f) * 4;
+	}
+	if (len < off + sizeof(ih) + sizeof(pl))
+		return NULL;
+	memcpy(&ih, buf + off, sizeof(ih));
+	memcpy(&pl, buf + off + sizeof(ih), sizeof(pl));
+	if (ih.type != ICMP_ECHOREPLY || pl.magic != PROBE_MAGIC)
+		return NULL;
+	if (p->raw && ntohs(ih.un.echo.id) != p->ident)
+		return NULL;
+	seq = ntohs(ih.un.echo.sequence);
+	s = &p->slot[seq % PROBE_INFLIGHT_MAX];
+	if (!s->used || s->seq != seq || s->idx >= p->ntargets ||
+	    pl.idx != s->idx ||
+	    p->target[s->idx].s_addr != from->sin_addr.s_addr)
+		return NULL;
+	return s;
+}
+
+void
+probe_recv(struct probe *p, uint64_t now_ns, probe_reply_fn *fn, void *arg)
+{
+	unsigned char		 buf[PROBE_PKT_MAX];
+	struct sockaddr_in	 from;
+	struct probe_slot	*s;
+	socklen_t		 flen;
+	ssize_t			 n;
+	int			 i;
+
+	/* bounded, so a flood of ICMP cannot hold the loop */
+	for (i = 0; i < 64; i++) {
+		flen = sizeof(from);
+		n = recvfrom(p->fd, buf, sizeof(buf), 0,
+		    (struct sockaddr *)&from, &flen);
+		if (n == -1)
+			break;	/* EAGAIN, or an ICMP error: next time */
+		if ((s = probe_match(p, buf, (size_t)n, &from)) == NULL) {
+			p->st.unmatched++;
+			continue;
+		}
+		s->used = 0;
+		p->st.replies++;
+		fn(arg, s->idx, now_ns > s->send_ns ? now_ns - s->send_ns : 0,
+		    now_ns);
+	}
+}
+
+void
+probe_stats(const struct probe *p, struct probe_stats *st)
+{
+	*st = p->st;
+}
+
+void
+probe_close(struct probe *p)
+{
+	if (p == NULL)
+		return;
+	close(p->fd);
+	free(p);
+}

@@ -1,0 +1,239 @@
+#!/bin/bash
+# bench-datapath: what caked's datapath costs, measured through a namespace
+# bump in the wire (tests/netns/lib.sh topologies), all in one run:
+#
+#  2. Datapath: iperf3 TCP throughput and 64-byte UDP packets per second
+#     (tests/bench/udpblast) through (a) the kernel bridge alone, (b) the
+#     bare TAP forwarder tests/bench/tapfwd, plain and with offloads (-o),
+#     and (c) caked with `unlimited` (default split-gso, and no-split-gso);
+#     ratios c/b and c/a. Twice: veths without offloads (MTU-sized packets
+#     everywhere, as the netns tests run) and with the kernel's default
+#     offloads (TSO/GSO/GRO: super-packets reach the TAP devices).
+#  3. Shaping accuracy at 10, 100, 500 and 900 Mbit: goodput / rate, the
+#     wire rate the shaper charged / rate, ping RTT idle and under load.
+#  4. CPU: caked's CPU time per forwarded packet at 100 Mbit
+#     (/proc/PID/stat utime+stime over the run / frames caked wrote).
+#
+# Markdown on stdout; progress on stderr. It reports and never fails on
+# time; without root or tools it says so and exits 0 (make bench goes on).
+# Everything is bounded (about 3 minutes on 2 cores).
+
+: "${top_builddir:=.}"
+: "${top_srcdir:=$(cd "$(dirname "$0")/../.." && pwd)}"
+: "${UDPBLAST:=$top_builddir/tests/bench/udpblast}"
+BENCH_TCP_SECS=${BENCH_TCP_SECS:-4}
+BENCH_PPS_SECS=${BENCH_PPS_SECS:-3}
+BENCH_SHAPE_SECS=${BENCH_SHAPE_SECS:-7}
+
+# lib.sh's skip() exits 77; a benchmark that cannot run is no failure.
+if [ "$(id -u)" != 0 ] || ! command -v iperf3 >/dev/null 2>&1 ||
+    ! command -v jq >/dev/null 2>&1; then
+	echo "## Datapath benchmark"
+	echo
+	echo "skipped: needs root, iperf3 and jq"
+	exit 0
+fi
+
+. "$top_srcdir/tests/netns/lib.sh"
+
+log()
+{
+	printf '[%s] %s\n' "$(date +%H:%M:%S)" "$*" >&2
+}
+
+netns_init ping iperf3 jq ss >&2
+netns_require_tapfwd
+netns_require_caked
+[ -x "$UDPBLAST" ] || skip "udpblast not built at $UDPBLAST"
+
+VETH_OFFLOAD=0
+netns_no_offload()
+{
+	[ "$VETH_OFFLOAD" = 1 ] && return 0
+	command -v ethtool >/dev/null 2>&1 || return 0
+	ip netns exec "$1" ethtool -K "$2" tso off gso off gro off \
+	    >/dev/null 2>&1 || true
+}
+
+machine()
+{
+	local model
+
+	model=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)
+	echo "## Datapath benchmark"
+	echo
+	echo "Machine: $(nproc) cores, ${model:-unknown CPU}, Linux $(uname -r)."
+	echo
+}
+
+# tapfwd with flags (e.g. -o), attached like netns_start_tapfwd does.
+start_tapfwd()
+{
+	ip netns exec "$NS_R" "$TAPFWD" "$@" "$LAN_DEV" "$WAN_DEV" \
+	    >"$NETNS_TMP/fwd.log" 2>&1 9>&- &
+	FWD_PID=$!
+	netns_track "$FWD_PID"
+	netns_attach
+}
+
+# start_fwd KIND: bridge (nothing to start), tapfwd, tapfwd-o, caked,
+# caked-nosplit, caked-nooffload.
+start_fwd()
+{
+	NETNS_CONF_GENERAL=""
+	case $1 in
+	bridge) ;;
+	tapfwd) start_tapfwd ;;
+	tapfwd-o) start_tapfwd -o ;;
+	caked) netns_start_caked unlimited unlimited >&2 ;;
+	caked-nosplit)
+		netns_start_caked unlimited unlimited no-split-gso >&2 ;;
+	caked-nooffload)
+		NETNS_CONF_GENERAL="offload = no"
+		netns_start_caked unlimited unlimited >&2 ;;
+	esac
+}
+
+# pps: 64-byte frames received per second at the server.
+measure_pps()
+{
+	local rpid out=$NETNS_TMP/pps.txt
+
+	ip netns exec "$NS_S" "$UDPBLAST" -r "$SERVER_IP" 5301 \
+	    "$BENCH_PPS_SECS" >"$out" 2>&1 9>&- &
+	rpid=$!
+	netns_track "$rpid"
+	sleep 0.3
+	ip netns exec "$NS_C" "$UDPBLAST" -s "$SERVER_IP" 5301 \
+	    $((BENCH_PPS_SECS + 1)) >/dev/null 2>&1 9>&-
+	wait "$rpid"
+	awk '{ print ($3 == "" ? 0 : $3) }' "$out"
+}
+
+# datapath_row CONFIG KIND: one table row; sets TCP_<kind> and PPS_<kind>.
+datapath_row()
+{
+	local cfg=$1 kind=$2 tcp pps var
+
+	start_fwd "$kind"
+	tcp=$(netns_iperf "$NETNS_TMP/dp-$cfg-$kind.json" "$BENCH_TCP_SECS")
+	pps=$(measure_pps)
+	netns_stop_fwd
+	var=${kind//-/_}
+	eval "TCP_$var=$tcp PPS_$var=$pps"
+	log "$cfg $kind: TCP $(mbit "$tcp") Mbit/s, $pps pps"
+	printf '| %s | %s | %s | %s |' "$cfg" "$kind" "$(mbit "$tcp")" "$pps"
+}
+
+datapath_config()
+{
+	local cfg=$1 kind var tcp pps
+
+	VETH_OFFLOAD=$2
+	netns_topo_plain "${cfg:0:1}p" >&2
+	netns_iperf_server >&2
+	datapath_row "$cfg" bridge
+	echo " | |"
+	netns_topo_tap "${cfg:0:1}t" >&2
+	netns_iperf_server >&2
+	for kind in tapfwd tapfwd-o; do
+		datapath_row "$cfg" "$kind"
+		echo " | |"
+	done
+	for kind in caked caked-nosplit caked-nooffload; do
+		datapath_row "$cfg" "$kind"
+		var=${kind//-/_}
+		eval "tcp=\$TCP_$var pps=\$PPS_$var"
+		printf ' TCP %s / %s / %s | pps %s / %s / %s |\n' \
+		    "$(ratio "$tcp" "$TCP_tapfwd")" \
+		    "$(ratio "$tcp" "$TCP_tapfwd_o")" \
+		    "$(ratio "$tcp" "$TCP_bridge")" \
+		    "$(ratio "$pps" "$PPS_tapfwd")" \
+		    "$(ratio "$pps" "$PPS_tapfwd_o")" \
+		    "$(ratio "$pps" "$PPS_bridge")"
+	done
+}
+
+# 3. shaping accuracy and latency under load; 4. CPU per packet at 100.
+shaping()
+{
+	local rate idle load g stat0 stat1 pk0 pk1 tck cpu_s pkts
+
+	tck=$(getconf CLK_TCK)
+	for rate in 10 100 500 900; do
+		netns_start_caked "${rate}mbit" "${rate}mbit" >&2
+		netns_ping "$NS_C" "$SERVER_IP" 20 "$NETNS_TMP/idle-$rate.txt"
+		idle=$(netns_ping_stats "$NETNS_TMP/idle-$rate.txt")
+		stat0=$(awk '{ print $14 + $15 }' "/proc/$FWD_PID/stat")
+		pk0=$(frames_written)
+		netns_load_ping "shape$rate" "$BENCH_SHAPE_SECS" \
+		    $(((BENCH_SHAPE_SECS - 3) * 20))
+		stat1=$(awk '{ print $14 + $15 }' "/proc/$FWD_PID/stat")
+		pk1=$(frames_written)
+		netns_stop_fwd
+		g=$LOAD_GOODPUT
+		load=$LOAD_STATS
+		log "shaped $rate Mbit: goodput $(mbit "$g"), idle $idle, load $load"
+		printf '| %s | %s | %s | %s | %s | %s | %s |\n' "$rate" \
+		    "$(mbit "$g")" "$(ratio "$g" $((rate * 1000000)))" \
+		    "$(ratio "$(wire_bps "$g")" $((rate * 1000000)))" \
+		    "${idle%% *}" "${load%% *}" \
+		    "$(awk -v a="${load%% *}" -v b="${idle%% *}" \
+		    'BEGIN { printf "%.3f", a - b }')"
+		if [ "$rate" = 100 ]; then
+			cpu_s=$(awk -v t="$((stat1 - stat0))" -v h="$tck" \
+			    'BEGIN { printf "%.2f", t / h }')
+			pkts=$((pk1 - pk0))
+			CPU_LINE=$(printf '| 100 | %s | %s | %s |' "$cpu_s" \
+			    "$pkts" "$(awk -v c="$cpu_s" -v p="$pkts" \
+			    'BEGIN { printf "%.2f", (p > 0) ? c * 1e6 / p : 0 }')")
+		fi
+	done
+}
+
+# Frames caked wrote into its two devices (the kernel counts them as rx).
+frames_written()
+{
+	ip netns exec "$NS_R" cat "/sys/class/net/$LAN_DEV/statistics/rx_packets" \
+	    "/sys/class/net/$WAN_DEV/statistics/rx_packets" |
+	    awk '{ s += $1 } END { print s + 0 }'
+}
+
+machine
+echo "### 2. Datapath: TCP throughput and 64-byte packets per second"
+echo
+echo "One iperf3 TCP stream client -> server (${BENCH_TCP_SECS} s, cubic);"
+echo "udpblast 18-byte UDP payloads (60-byte frames) for ${BENCH_PPS_SECS} s,"
+echo "counted at the server. veths \"plain\": TSO/GSO/GRO off; \"offload\":"
+echo "kernel defaults. Ratios: caked / tapfwd, caked / tapfwd -o,"
+echo "caked / bridge. caked runs \`unlimited\` (offload = yes, split-gso),"
+echo "\`unlimited no-split-gso\`, and \`offload = no\`."
+echo
+echo "| veths | forwarder | TCP Mbit/s | 64 B pps | ratio TCP c/b, c/b-o, c/a | ratio pps c/b, c/b-o, c/a |"
+echo "|---|---|---:|---:|---|---|"
+datapath_config plain 0
+datapath_config offload 1
+echo
+echo "### 3. Shaping accuracy and latency under load (veths with offloads)"
+echo
+echo "caked \`bandwidth R\` both ways (raw framing), one TCP stream for"
+echo "${BENCH_SHAPE_SECS} s, 20 Hz ping from 2 s in. wire = goodput x 1514/1448."
+echo
+echo "| rate Mbit | goodput Mbit/s | goodput / rate | wire / rate | ping idle median ms | ping load median ms | added ms |"
+echo "|---:|---:|---:|---:|---:|---:|---:|"
+VETH_OFFLOAD=1
+netns_topo_tap sh >&2
+netns_iperf_server >&2
+CPU_LINE=""
+shaping
+echo
+echo "### 4. CPU per forwarded packet at 100 Mbit"
+echo
+echo "caked's utime+stime over the loaded run above / frames it wrote (both"
+echo "directions, ACKs included)."
+echo
+echo "| rate Mbit | CPU s | frames | CPU us / frame |"
+echo "|---:|---:|---:|---:|"
+echo "$CPU_LINE"
+echo
+exit 0

@@ -1,0 +1,159 @@
+/*
+ * udpblast: minimum-size UDP packets per second, for the datapath
+ * benchmark (tests/bench/bench-datapath.sh).
+ *
+ *   udpblast -s ADDR PORT SECONDS [BYTES]   send as fast as possible
+ *   udpblast -r ADDR PORT SECONDS           count what arrives
+ *
+ * The sender writes BYTES-byte datagrams (default 18: a 60-byte Ethernet
+ * frame, 64 on the wire with the FCS) with sendmmsg() in batches and
+ * prints how many it sent; the receiver binds ADDR:PORT, counts datagrams
+ * with recvmmsg() for SECONDS after the first one and prints
+ * "packets seconds pps". Both stop by themselves. It measures; it never
+ * judges, and it sends only to the address it is given (a namespace's).
+ */
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <sys/types.h>
+
+#include <netinet/in.h>
+#include <arpa/inet.h>
+
+#include <errno.h>
+#include <poll.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define UDPBLAST_BATCH		64
+#define UDPBLAST_MAX_BYTES	1472
+
+static double
+now_s(void)
+{
+	struct timespec	ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void
+usage(void)
+{
+	fprintf(stderr, "usage: udpblast -s ADDR PORT SECONDS [BYTES]\n"
+	    "       udpblast -r ADDR PORT SECONDS\n");
+	exit(2);
+}
+
+static int
+blast(int fd, double secs, size_t bytes)
+{
+	static uint8_t		payload[UDPBLAST_MAX_BYTES];
+	struct mmsghdr		msgs[UDPBLAST_BATCH];
+	struct iovec		iov;
+	unsigned long long	sent = 0;
+	double			end = now_s() + secs;
+	int			i, n;
+
+	iov.iov_base = payload;
+	iov.iov_len = bytes;
+	memset(msgs, 0, sizeof(msgs));
+	for (i = 0; i < UDPBLAST_BATCH; i++) {
+		msgs[i].msg_hdr.msg_iov = &iov;
+		msgs[i].msg_hdr.msg_iovlen = 1;
+	}
+	while (now_s() < end) {
+		if ((n = sendmmsg(fd, msgs, UDPBLAST_BATCH, 0)) == -1) {
+			if (errno == ENOBUFS || errno == EAGAIN ||
+			    errno == EINTR || errno == ECONNREFUSED)
+				continue;
+			perror("udpblast: sendmmsg");
+			return 1;
+		}
+		sent += (unsigned long long)n;
+	}
+	printf("%llu\n", sent);
+	return 0;
+}
+
+static int
+count(int fd, double secs)
+{
+	static uint8_t		bufs[UDPBLAST_BATCH][64];
+	struct mmsghdr		msgs[UDPBLAST_BATCH];
+	struct iovec		iov[UDPBLAST_BATCH];
+	struct timespec		tmo = { 0, 100000000 };
+	struct pollfd		pfd = { fd, POLLIN, 0 };
+	unsigned long long	got = 0;
+	double			start = 0, end = 0, t;
+	int			i, n;
+
+	memset(msgs, 0, sizeof(msgs));
+	for (i = 0; i < UDPBLAST_BATCH; i++) {
+		iov[i].iov_base = bufs[i];
+		iov[i].iov_len = sizeof(bufs[i]);
+		msgs[i].msg_hdr.msg_iov = &iov[i];
+		msgs[i].msg_hdr.msg_iovlen = 1;
+	}
+	/* Wait up to 10 s for the first datagram; the clock starts there. */
+	if (poll(&pfd, 1, 10000) != 1) {
+		printf("0 0 0\n");
+		return 0;
+	}
+	start = now_s();
+	end = start + secs;
+	while ((t = now_s()) < end) {
+		n = recvmmsg(fd, msgs, UDPBLAST_BATCH, MSG_WAITFORONE, &tmo);
+		if (n > 0)
+			got += (unsigned long long)n;
+	}
+	printf("%llu %.3f %.0f\n", got, t - start, (double)got / (t - start));
+	return 0;
+}
+
+int
+main(int argc, char *argv[])
+{
+	struct sockaddr_in	sin;
+	struct timeval		tv = { 0, 100000 };
+	size_t			bytes = 18;
+	double			secs;
+	int			fd, send_mode;
+
+	if (argc < 5 || (strcmp(argv[1], "-s") != 0 &&
+	    strcmp(argv[1], "-r") != 0))
+		usage();
+	send_mode = argv[1][1] == 's';
+	memset(&sin, 0, sizeof(sin));
+	sin.sin_family = AF_INET;
+	sin.sin_port = htons((uint16_t)atoi(argv[3]));
+	if (inet_pton(AF_INET, argv[2], &sin.sin_addr) != 1)
+		usage();
+	secs = atof(argv[4]);
+	if (argc > 5)
+		bytes = (size_t)atoi(argv[5]);
+	if (secs <= 0 || secs > 60 || bytes < 1 || bytes > UDPBLAST_MAX_BYTES)
+		usage();
+	if ((fd = socket(AF_INET, SOCK_DGRAM, 0)) == -1) {
+		perror("udpblast: socket");
+		return 1;
+	}
+	if (send_mode) {
+		if (connect(fd, (struct sockaddr *)&sin, sizeof(sin)) == -1) {
+			perror("udpblast: connect");
+			return 1;
+		}
+		return blast(fd, secs, bytes);
+	}
+	(void)setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	(void)setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &(int){ 4 << 20 },
+	    sizeof(int));
+	if (bind(fd, (struct sockaddr *)&sin, sizeof(sin)) == -1) {
+		perror("udpblast: bind");
+		return 1;
+	}
+	return count(fd, secs);
+}

@@ -1,0 +1,397 @@
+/*
+ * test_autorate.c: the autorate controller (src/daemon/autorate.c), driven
+ * by synthetic probe series and loads with a fake clock.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "daemon/autorate.h"
+
+#define MS		1000000ULL
+#define MBIT		125000ULL	/* bytes per second in one Mbit/s */
+#define BASE_RTT_NS	(10 * MS)
+
+/* A fake link: one direction, n reflectors, a clock and a byte counter. */
+struct rig {
+	struct autorate_params	p;
+	struct autorate_delay	dl;
+	struct autorate_dir	d;
+	uint64_t		now_ns;
+	uint64_t		sent_bytes;
+	unsigned int		changes;
+};
+
+static void
+rig_init(struct rig *r, unsigned int reflectors)
+{
+	memset(r, 0, sizeof(*r));
+	autorate_params_default(&r->p);
+	r->p.enabled = true;
+	r->p.min_Bps = 5 * MBIT;
+	r->p.base_Bps = 20 * MBIT;
+	r->p.max_Bps = 50 * MBIT;
+	r->now_ns = 1000 * MS;
+	autorate_delay_init(&r->dl, reflectors, r->now_ns);
+	autorate_dir_init(&r->d, &r->p, 0, r->now_ns);
+}
+
+/*
+ * Runs for ms milliseconds in 100 ms ticks: every reflector answers each
+ * tick with BASE_RTT_NS + extra_ns[i] (UINT64_MAX: silent), and the
+ * direction sends load_pct of its current rate.
+ */
+static void
+rig_run(struct rig *r, uint64_t ms, uint32_t load_pct,
+    const uint64_t *extra_ns, uint32_t queue_us)
+{
+	uint64_t	t;
+	unsigned int	i;
+
+	for (t = 0; t < ms; t += 100) {
+		r->now_ns += 100 * MS;
+		for (i = 0; i < r->dl.count; i++)
+			if (extra_ns[i] != UINT64_MAX)
+				autorate_delay_sample(&r->dl, i,
+				    BASE_RTT_NS + extra_ns[i], r->now_ns);
+		r->sent_bytes += r->d.rate_Bps * load_pct / 100 / 10;
+		if (autorate_dir_tick(&r->d, &r->dl, r->sent_bytes, queue_us,
+		    r->now_ns))
+			r->changes++;
+	}
+}
+
+static const uint64_t no_extra[AUTORATE_REFLECTORS_MAX];
+
+static void
+rises_under_load_without_delay(void **state)
+{
+	struct rig	r;
+
+	(void)state;
+	rig_init(&r, 3);
+	rig_run(&r, 1000, 95, no_extra, 0);
+	assert_true(r.d.rate_Bps > 20 * MBIT * 110 / 100);
+	assert_true(r.d.rises >= 5);
+	assert_int_equal(r.d.cuts, 0);
+	/* at most 2.5 % per 100 ms: 1.025^10 < 1.29 */
+	assert_true(r.d.rate_Bps < 20 * MBIT * 129 / 100);
+}
+
+static void
+caked_queue_counts_as_load(void **state)
+{
+	struct rig	r;
+
+	(void)state;
+	rig_init(&r, 1);
+	/* 60 % load alone would drift; a standing queue in caked rises */
+	rig_run(&r, 1000, 60, no_extra, 5000);
+	assert_true(r.d.rate_Bps > 20 * MBIT);
+	assert_true(r.d.rises > 0);
+}
+
+static void
+cuts_multiplicatively_on_delay(void **state)
+{
+	struct rig	r;
+	uint64_t	bloat[1] = { 30 * MS }, before;
+
+	(void)state;
+	rig_init(&r, 1);
+	rig_run(&r, 500, 95, no_extra, 0);
+	before = r.d.rate_Bps;
+	rig_run(&r, 100, 95, bloat, 0);
+	rig_run(&r, 100, 95, bloat, 0);
+	assert_int_equal(r.d.cuts, 1);
+	assert_true(r.d.rate_Bps < before);
+	assert_true(r.d.rate_Bps >= before / 2);	/* one cut: >= 50 % */
+}
+
+static void
+deeper_cut_for_larger_delay(void **state)
+{
+	static const uint64_t	delays_ms[] = { 20, 40, 80, 400 };
+	struct rig		r;
+	uint64_t		bloat[1], prev = 1000;
+	size_t			i;
+	uint64_t		permille;
+
+	(void)state;
+	for (i = 0; i < sizeof(delays_ms) / sizeof(delays_ms[0]); i++) {
+		rig_init(&r, 1);
+		rig_run(&r, 300, 95, no_extra, 0);
+		r.d.rate_Bps = 40 * MBIT;
+		bloat[0] = delays_ms[i] * MS;
+		/* enough samples for the fast EWMA to settle, one cut */
+		rig_run(&r, 200, 95, bloat, 0);
+		assert_int_equal(r.d.cuts, 1);
+		permille = r.d.rate_Bps * 1000 / (40 * MBIT);
+		assert_true(permille < prev);
+		assert_true(permille >= AUTORATE_CUT_MIN_PERMILLE);
+		prev = permille;
+	}
+}
+
+static void
+holds_between_cuts_and_while_delay_drains(void **state)
+{
+	struct rig	r;
+	uint64_t	bloat[1] = { 200 * MS }, falling[1];
+	uint64_t	cuts;
+
+	(void)state;
+	rig_init(&r, 1);
+	rig_run(&r, 300, 95, no_extra, 0);
+	rig_run(&r, 200, 95, bloat, 0);
+	assert_int_equal(r.d.cuts, 1);
+	/* still 200 ms: not draining, so one more cut after the hold */
+	rig_run(&r, 300, 95, bloat, 0);
+	assert_int_equal(r.d.cuts, 2);
+	cuts = r.d.cuts;
+	/* falling 50 % per 100 ms: drains, so no further cut */
+	for (falling[0] = 200 * MS; falling[0] > 20 * MS; falling[0] /= 2)
+		rig_run(&r, 100, 95, falling, 0);
+	assert_int_equal(r.d.cuts, cuts);
+}
+
+static void
+drifts_to_base_when_idle(void **state)
+{
+	struct rig	r;
+
+	(void)state;
+	rig_init(&r, 2);
+	r.d.rate_Bps = 30 * MBIT;
+	rig_run(&r, 120000, 1, no_extra, 0);
+	assert_int_equal(r.d.rate_Bps, 20 * MBIT);
+	assert_true(r.d.drifts > 10);
+	/* from below, too */
+	r.d.rate_Bps = 10 * MBIT;
+	rig_run(&r, 100000, 0, no_extra, 0);
+	assert_int_equal(r.d.rate_Bps, 20 * MBIT);
+	assert_int_equal(r.d.cuts, 0);
+	assert_int_equal(r.d.rises, 0);
+}
+
+static void
+drift_is_slow(void **state)
+{
+	struct rig	r;
+
+	(void)state;
+	rig_init(&r, 1);
+	r.d.rate_Bps = 40 * MBIT;
+	rig_run(&r, 5000, 0, no_extra, 0);
+	/* 1 % per second: five seconds leave more than 37 Mbit/s */
+	assert_true(r.d.rate_Bps < 40 * MBIT);
+	assert_true(r.d.rate_Bps > 37 * MBIT);
+}
+
+static void
+clamps_to_min_and_max(void **state)
+{
+	struct rig	r;
+	uint64_t	bloat[1] = { 500 * MS };
+
+	(void)state;
+	rig_init(&r, 1);
+	rig_run(&r, 60000, 100, no_extra, 0);
+	assert_int_equal(r.d.rate_Bps, 50 * MBIT);
+	rig_run(&r, 20000, 100, bloat, 0);
+	assert_int_equal(r.d.rate_Bps, 5 * MBIT);
+	autorate_dir_set_rate(&r.d, 1);
+	assert_int_equal(r.d.rate_Bps, 5 * MBIT);
+	autorate_dir_set_rate(&r.d, 1000 * MBIT);
+	assert_int_equal(r.d.rate_Bps, 50 * MBIT);
+}
+
+static void
+no_cut_when_direction_is_idle(void **state)
+{
+	struct rig	r;
+	uint64_t	bloat[1] = { 100 * MS };
+
+	(void)state;
+	/* the other direction's bloat shows in the RTT; we are idle */
+	rig_init(&r, 1);
+	rig_run(&r, 3000, 10, bloat, 0);
+	assert_int_equal(r.d.cuts, 0);
+	assert_int_equal(r.d.rate_Bps, 20 * MBIT);
+}
+
+static void
+dead_reflector_is_ignored(void **state)
+{
+	struct rig	r;
+	uint64_t	extra[3] = { 0, 0, 0 };
+
+	(void)state;
+	rig_init(&r, 3);
+	rig_run(&r, 1000, 95, extra, 0);
+	/* reflector 2 stops answering; the others keep the rate rising */
+	extra[2] = UINT64_MAX;
+	rig_run(&r, 2000, 95, extra, 0);
+	assert_false(autorate_delay_fresh(&r.dl, 2, r.now_ns));
+	assert_true(autorate_delay_fresh(&r.dl, 0, r.now_ns));
+	assert_int_equal(r.d.cuts, 0);
+	assert_true(r.d.rate_Bps > 30 * MBIT);
+}
+
+static void
+one_bloated_reflector_is_outvoted(void **state)
+{
+	struct rig	r;
+	uint64_t	extra[3] = { 0, 80 * MS, 0 };
+	int64_t		delta;
+
+	(void)state;
+	rig_init(&r, 3);
+	rig_run(&r, 200, 95, no_extra, 0);
+	rig_run(&r, 2000, 95, extra, 0);
+	assert_true(autorate_delay_get(&r.dl, r.now_ns, &delta));
+	assert_true(delta < (int64_t)MS);
+	assert_int_equal(r.d.cuts, 0);
+	/* two of three bloated: the median says bloat */
+	extra[0] = 80 * MS;
+	rig_run(&r, 500, 95, extra, 0);
+	assert_true(r.d.cuts >= 1);
+}
+
+static void
+slow_reflector_baseline_adapts(void **state)
+{
+	struct rig	r;
+	uint64_t	extra[1] = { 40 * MS };
+
+	(void)state;
+	rig_init(&r, 1);
+	rig_run(&r, 1000, 0, no_extra, 0);
+	assert_int_equal(r.dl.refl[0].baseline_ns, BASE_RTT_NS);
+	/* its path becomes 40 ms longer for good: first a delta... */
+	rig_run(&r, 500, 0, extra, 0);
+	assert_true(r.dl.refl[0].delta_ns > 30 * (int64_t)MS);
+	/* ...which the slow baseline absorbs within minutes */
+	rig_run(&r, 300000, 0, extra, 0);
+	assert_true(r.dl.refl[0].baseline_ns > BASE_RTT_NS + 39 * MS);
+	assert_true(r.dl.refl[0].delta_ns < 1 * (int64_t)MS);
+	/* a lower sample resets the baseline at once */
+	rig_run(&r, 100, 0, no_extra, 0);
+	assert_int_equal(r.dl.refl[0].baseline_ns, BASE_RTT_NS);
+}
+
+static void
+short_bloat_barely_moves_baseline(void **state)
+{
+	struct rig	r;
+	uint64_t	extra[1] = { 200 * MS };
+
+	(void)state;
+	rig_init(&r, 1);
+	rig_run(&r, 1000, 0, no_extra, 0);
+	rig_run(&r, 2000, 0, extra, 0);
+	/* 2 s of a 60 s time constant: under 4 % of the excess */
+	assert_true(r.dl.refl[0].baseline_ns < BASE_RTT_NS + 8 * MS);
+}
+
+static void
+stall_goes_to_min_and_recovers(void **state)
+{
+	struct rig	r;
+	uint64_t	silent[1] = { UINT64_MAX };
+
+	(void)state;
+	rig_init(&r, 1);
+	rig_run(&r, 500, 95, no_extra, 0);
+	rig_run(&r, 5000, 95, silent, 0);
+	assert_true(r.d.rate_Bps > 5 * MBIT);	/* not yet a stall */
+	assert_int_equal(r.d.delta_ns, -1);
+	rig_run(&r, 6000, 95, silent, 0);
+	assert_int_equal(r.d.rate_Bps, 5 * MBIT);
+	assert_int_equal(r.d.stalls, 1);
+	rig_run(&r, 2000, 95, no_extra, 0);
+	assert_true(r.d.rate_Bps > 5 * MBIT);
+}
+
+/* A bloated link of capacity cap: the delay grows while rate > cap. */
+static void
+follows_a_bloated_link(void **state)
+{
+	static const uint64_t	caps_mbit[] = { 20, 8, 20 };
+	struct rig		r;
+	double			queue_s = 0, rate, cap;
+	uint64_t		extra[1];
+	size_t			i;
+	int			t;
+
+	(void)state;
+	rig_init(&r, 1);
+	for (i = 0; i < 3; i++) {
+		cap = (double)caps_mbit[i];
+		for (t = 0; t < 200; t++) {	/* 20 s */
+			rate = (double)r.d.rate_Bps / MBIT;
+			queue_s += (rate - cap) / cap * 0.1;
+			if (queue_s < 0)
+				queue_s = 0;
+			if (queue_s > 1.5)
+				queue_s = 1.5;	/* the FIFO is full */
+			extra[0] = (uint64_t)(queue_s * 1e9);
+			rig_run(&r, 100, 99, extra, 0);
+			if (t >= 50) {	/* settled after 5 s */
+				assert_true(rate >= 0.70 * cap);
+				assert_true(rate <= 1.10 * cap);
+				assert_true(queue_s < 0.030);
+			}
+		}
+	}
+}
+
+static void
+params_are_checked(void **state)
+{
+	struct autorate_params	p;
+
+	(void)state;
+	autorate_params_default(&p);
+	assert_string_equal(autorate_params_check(&p), "");
+	p.enabled = true;
+	assert_string_not_equal(autorate_params_check(&p), "");
+	p.min_Bps = 10;
+	p.base_Bps = 5;
+	p.max_Bps = 20;
+	assert_string_not_equal(autorate_params_check(&p), "");
+	p.base_Bps = 15;
+	assert_string_equal(autorate_params_check(&p), "");
+	p.interval_ns = 5 * MS;
+	assert_string_not_equal(autorate_params_check(&p), "");
+	assert_string_equal(autorate_action_name(AUTORATE_CUT), "cut");
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(rises_under_load_without_delay),
+		cmocka_unit_test(caked_queue_counts_as_load),
+		cmocka_unit_test(cuts_multiplicatively_on_delay),
+		cmocka_unit_test(deeper_cut_for_larger_delay),
+		cmocka_unit_test(holds_between_cuts_and_while_delay_drains),
+		cmocka_unit_test(drifts_to_base_when_idle),
+		cmocka_unit_test(drift_is_slow),
+		cmocka_unit_test(clamps_to_min_and_max),
+		cmocka_unit_test(no_cut_when_direction_is_idle),
+		cmocka_unit_test(dead_reflector_is_ignored),
+		cmocka_unit_test(one_bloated_reflector_is_outvoted),
+		cmocka_unit_test(slow_reflector_baseline_adapts),
+		cmocka_unit_test(short_bloat_barely_moves_baseline),
+		cmocka_unit_test(stall_goes_to_min_and_recovers),
+		cmocka_unit_test(follows_a_bloated_link),
+		cmocka_unit_test(params_are_checked),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

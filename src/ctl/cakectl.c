@@ -279,7 +279,7 @@ main(int argc, char *argv[])
 	int			 ch;
 
 	c.path = CTL_DEFAULT_PATH;
-	while ((ch = getopt(argc, argv, "jn:s:")) != -1) {
+	while ((ch = getopt(argc, argv, "+jn:s:")) != -1) {
 		switch (ch) {
 		case 'j':
 			c.json = 1;

@@ -6,6 +6,11 @@
  * device refuses with EAGAIN is held, not dropped, and sending stops
  * until the device is writable again.
  *
+ * On devices with a vnet header (offload = yes) frames are read and
+ * written through vnet.c (GSO super-packets in large pool buffers), and
+ * segments of one TCP flow that leave the engine together are written as
+ * one super-packet (gro.c), which the kernel segments again.
+ *
  * Nothing is dropped silently: every frame read ends as sent, or in a
  * counter of struct datapath_stats. Nothing here logs per packet; errors
  * go through log_rate_warnx(). The module neither sleeps nor arms timers:

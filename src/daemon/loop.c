@@ -37,6 +37,7 @@
 #include "daemon/timer.h"
 
 #define LOOP_TIMER_SLACK_NS	1	/* wake close to deadlines */
+#define LOOP_TICK_NS		200000	/* period while deadlines crowd */
 
 static const int loop_signals[] = { SIGTERM, SIGINT, SIGHUP, SIGUSR1 };
 #define LOOP_SIGNALS	(sizeof(loop_signals) / sizeof(loop_signals[0]))
@@ -56,6 +57,7 @@ struct loop {
 	struct event		*ev_signal[LOOP_SIGNALS];
 	int			 timer_fd;
 	uint64_t		 armed_ns;	/* CAKE_TIME_NEVER: disarmed */
+	bool			 ticking;	/* periodic, see loop_tick() */
 	int			 exit_code;
 	uint64_t		 reloads;
 	uint64_t		 reload_failures;
@@ -90,6 +92,30 @@ loop_status(struct loop *l, struct loop_dir *d, int status)
 	return -1;
 }
 
+/*
+ * A deadline less than a tick away: the timer ticks every LOOP_TICK_NS
+ * instead of being re-armed for every packet (timerfd_settime costs more
+ * than the rest of a packet's way at high rates, and the shaper sends
+ * what fell due in between). Returns whether the tick covers next.
+ */
+static bool
+loop_tick(struct loop *l, uint64_t now_ns, uint64_t next)
+{
+	if (next == CAKE_TIME_NEVER || next >= now_ns + LOOP_TICK_NS) {
+		l->ticking = false;	/* re-armed or disarmed by the caller */
+		return false;
+	}
+	if (l->ticking)
+		return true;
+	if (timer_tick_ns(l->timer_fd, next, LOOP_TICK_NS) == -1) {
+		log_warn("timer tick");
+		loop_stop(l, LOOP_EXIT_FAILURE);
+	}
+	l->ticking = true;
+	l->armed_ns = next;
+	return true;
+}
+
 /* Arms the timer for the earliest instant either direction needs. */
 static void
 loop_schedule(struct loop *l, uint64_t now_ns)
@@ -110,6 +136,8 @@ loop_schedule(struct loop *l, uint64_t now_ns)
 		l->timer_spins++;
 	}
 	if (next == l->armed_ns)
+		return;
+	if (loop_tick(l, now_ns, next))
 		return;
 	if (next == CAKE_TIME_NEVER) {
 		if (timer_disarm(l->timer_fd) == -1)

@@ -83,7 +83,7 @@ privdrop_bounding(void)
 		if (cap == CAP_NET_ADMIN)
 			continue;
 		if (prctl(PR_CAPBSET_READ, cap, 0, 0, 0) == -1)
-			break;		/* EINVAL: past the last capability */
+			break;	/* EINVAL: past the last capability */
 		if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) == -1)
 			return -1;
 	}

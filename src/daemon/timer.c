@@ -49,6 +49,21 @@ timer_arm_ns(int fd, uint64_t deadline_ns)
 }
 
 int
+timer_tick_ns(int fd, uint64_t first_ns, uint64_t period_ns)
+{
+	struct itimerspec	its;
+
+	memset(&its, 0, sizeof(its));
+	if (first_ns == 0)
+		first_ns = 1;
+	its.it_value.tv_sec = (time_t)(first_ns / NS_PER_S);
+	its.it_value.tv_nsec = (long)(first_ns % NS_PER_S);
+	its.it_interval.tv_sec = (time_t)(period_ns / NS_PER_S);
+	its.it_interval.tv_nsec = (long)(period_ns % NS_PER_S);
+	return timerfd_settime(fd, TFD_TIMER_ABSTIME, &its, NULL);
+}
+
+int
 timer_disarm(int fd)
 {
 	struct itimerspec	its;

@@ -12,6 +12,8 @@ uint64_t	timer_now_ns(void);
 int		timer_open(void);
 /* Arms fd to fire once at the absolute time deadline_ns. 0 or -1. */
 int		timer_arm_ns(int fd, uint64_t deadline_ns);
+/* Arms fd to fire at first_ns, then every period_ns until re-armed. */
+int		timer_tick_ns(int fd, uint64_t first_ns, uint64_t period_ns);
 /* Disarms fd. 0 or -1. */
 int		timer_disarm(int fd);
 /* Reads the expiry count after fd became readable; 0 if none. */

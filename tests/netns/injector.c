@@ -107,7 +107,7 @@ b_ipv4_version(uint8_t *p, size_t size)
 {
 	(void)size;
 	inj_ipv4(p, 17, 28);
-	p[0] = 0x55;			/* version 5 under an IPv4 ethertype */
+	p[0] = 0x55;		/* version 5 under an IPv4 ethertype */
 	return 28;
 }
 
@@ -143,7 +143,7 @@ b_tcp_doff(uint8_t *p, size_t size)
 	memset(p + 20, 0, 20);
 	inj_put16(p + 20, 40000);
 	inj_put16(p + 22, 5201);
-	p[32] = 0x30;			/* data offset 3: 12 bytes, impossible */
+	p[32] = 0x30;		/* data offset 3: 12 bytes, impossible */
 	p[33] = 0x10;
 	return 40;
 }
@@ -166,7 +166,7 @@ b_ipv6_ext_loop(uint8_t *p, size_t size)
 	inj_ipv6(p, 60, (uint16_t)(n * 8));
 	for (i = 0; i < n; i++) {
 		memset(p + 40 + i * 8, 0, 8);
-		p[40 + i * 8] = 60;	/* next header: destination options */
+		p[40 + i * 8] = 60;	/* next: destination options */
 	}
 	return 40 + n * 8;
 }
@@ -179,7 +179,7 @@ b_ipv6_ext_end(uint8_t *p, size_t size)
 	inj_ipv6(p, 60, 16);
 	memset(p + 40, 0, 16);
 	p[40] = 17;
-	p[41] = 20;			/* (20 + 1) * 8 bytes: beyond the end */
+	p[41] = 20;		/* (20 + 1) * 8 bytes: beyond the end */
 	return 56;
 }
 
@@ -312,7 +312,8 @@ main(int argc, char *argv[])
 	const struct inj_kind	*k;
 	struct sockaddr_ll	 sll;
 	struct timespec		 gap;
-	unsigned long		 count = 1, interval_us = 1000, sent = 0, i;
+	unsigned long		 count = 1, interval_us = 1000, sent = 0;
+	unsigned long		 i;
 	size_t			 off, len;
 	int			 ch, eth = 0, fd;
 

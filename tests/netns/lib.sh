@@ -117,7 +117,7 @@ netns_cleanup()
 		netns_is_child "$pid" && kill -TERM "$pid" 2>/dev/null
 	done
 	for pid in $NETNS_PIDS; do
-		for i in 1 2 3 4 5 6 7 8 9 10; do
+		for i in $(seq 1 30); do
 			netns_is_child "$pid" || break
 			sleep 0.1
 		done
@@ -128,6 +128,7 @@ netns_cleanup()
 		ip netns del "$ns" 2>/dev/null
 	done
 	if [ -n "$NETNS_TMP" ] && [ -d "$NETNS_TMP" ]; then
+		netns_sanitizer_check || rc=1
 		if [ "$rc" != 0 ] && [ "$rc" != 77 ] && [ -f "$NETNS_TMP/fwd.log" ]; then
 			echo "---- forwarder log (last 30 lines) ----"
 			tail -n 30 "$NETNS_TMP/fwd.log"
@@ -139,6 +140,23 @@ netns_cleanup()
 		fi
 	fi
 	exit "$rc"
+}
+
+# A sanitizer build of caked (configure --enable-sanitizers) writes its
+# reports to stderr, which the tests keep in $NETNS_TMP: any report there
+# fails the test, whatever its checks said.
+netns_sanitizer_check()
+{
+	local f
+
+	f=$(grep -rlE 'ERROR: (Address|Leak|Memory|Thread)Sanitizer|runtime error:' \
+	    "$NETNS_TMP" 2>/dev/null) || return 0
+	for f in $f; do
+		echo "FAIL: sanitizer report in ${f##*/}:"
+		grep -A 30 -E 'ERROR: [A-Za-z]*Sanitizer|runtime error:' "$f" |
+		    head -n 60
+	done
+	return 1
 }
 
 netns_init()

@@ -25,8 +25,10 @@ privdrop_cleanup()
 	local rc=$?
 
 	trap - EXIT
-	# lib.sh's cleanup (stops caked, deletes the namespaces) reads $?
+	# lib.sh's cleanup (stops caked, deletes the namespaces, checks for
+	# sanitizer reports) reads $? and exits with the final status.
 	( exit "$rc" ); ( netns_cleanup )
+	rc=$?
 	userdel "$USER_NAME" 2>/dev/null
 	exit "$rc"
 }

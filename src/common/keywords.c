@@ -233,27 +233,6 @@ keywords_parse_size(const char *s, uint64_t *bytes, char *err, size_t errlen)
 	return kw_units(UNITS_SIZE, s, bytes, err, errlen);
 }
 
-/* Appends to buf[0..len) at *pos; -1 if it does not fit. */
-static int	kw_append(char *, size_t, size_t *, const char *, ...)
-		    __attribute__((format(printf, 4, 5)));
-
-static int
-kw_append(char *buf, size_t len, size_t *pos, const char *fmt, ...)
-{
-	va_list	ap;
-	int	n;
-
-	if (*pos >= len)
-		return -1;
-	va_start(ap, fmt);
-	n = vsnprintf(buf + *pos, len - *pos, fmt, ap);
-	va_end(ap);
-	if (n < 0 || (size_t)n >= len - *pos)
-		return -1;
-	*pos += (size_t)n;
-	return 0;
-}
-
 int
 keywords_format_rate(uint64_t rate_Bps, char *buf, size_t len)
 {
@@ -655,7 +634,7 @@ kw_word(char *buf, size_t len, size_t *pos, const char *name)
 {
 	if (name == NULL)
 		return -1;
-	return kw_append(buf, len, pos, "%s%s", *pos > 0 ? " " : "", name);
+	return units_append(buf, len, pos, "%s%s", *pos > 0 ? " " : "", name);
 }
 
 static int
@@ -670,7 +649,7 @@ kw_format_head(const struct cake_config *cfg, char *buf, size_t len,
 			return -1;
 		rate = v;
 	}
-	if (kw_append(buf, len, pos, "bandwidth %s", rate) == -1 ||
+	if (units_append(buf, len, pos, "bandwidth %s", rate) == -1 ||
 	    (cfg->autorate_ingress &&
 	    kw_word(buf, len, pos, "autorate-ingress") == -1) ||
 	    kw_word(buf, len, pos, kw_name(KW_DIFFSERV, cfg->diffserv)) == -1 ||
@@ -692,23 +671,23 @@ kw_format_tail(const struct cake_config *cfg, char *buf, size_t len,
 	char	v[32];
 
 	if (units_format_time(cfg->rtt_us, true, v, sizeof(v)) == -1 ||
-	    kw_append(buf, len, pos, " rtt %s", v) == -1 ||
+	    units_append(buf, len, pos, " rtt %s", v) == -1 ||
 	    (cfg->raw && kw_word(buf, len, pos, "raw") == -1))
 		return -1;
 	if ((cfg->atm != CAKE_ATM_NONE || !cfg->raw) &&
 	    kw_word(buf, len, pos, kw_name(KW_ATM, cfg->atm)) == -1)
 		return -1;
-	if (kw_append(buf, len, pos, " overhead %" PRId32, cfg->overhead) == -1)
+	if (units_append(buf, len, pos, " overhead %" PRId32, cfg->overhead) == -1)
 		return -1;
 	if (cfg->mpu != 0 &&
-	    kw_append(buf, len, pos, " mpu %" PRIu32, cfg->mpu) == -1)
+	    units_append(buf, len, pos, " mpu %" PRIu32, cfg->mpu) == -1)
 		return -1;
 	if (cfg->memlimit_bytes != 0 &&
 	    (keywords_format_size(cfg->memlimit_bytes, v, sizeof(v)) == -1 ||
-	    kw_append(buf, len, pos, " memlimit %s", v) == -1))
+	    units_append(buf, len, pos, " memlimit %s", v) == -1))
 		return -1;
 	if (cfg->fwmark_mask != 0 &&
-	    kw_append(buf, len, pos, " fwmark 0x%" PRIx32,
+	    units_append(buf, len, pos, " fwmark 0x%" PRIx32,
 	    cfg->fwmark_mask) == -1)
 		return -1;
 	return 0;

@@ -159,11 +159,7 @@ units_parse(enum units_kind kind, const char *s, uint64_t *out)
 	return UNITS_OK;
 }
 
-/* Appends to buf[0..len) at *pos; -1 if it does not fit. */
-static int	units_append(char *, size_t, size_t *, const char *, ...)
-		    __attribute__((format(printf, 4, 5)));
-
-static int
+int
 units_append(char *buf, size_t len, size_t *pos, const char *fmt, ...)
 {
 	va_list	ap;

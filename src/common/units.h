@@ -39,5 +39,8 @@ int	units_format_rate(uint64_t rate_Bps, char *buf, size_t len);
 int	units_format_time(uint64_t time_us, bool exact, char *buf, size_t len);
 /* "4Mb", "15140Kb", "10000b": the largest exact unit. */
 int	units_format_size(uint64_t bytes, char *buf, size_t len);
+/* printf-appends to buf[0..len) at *pos; -1 (nothing appended) if it does not fit. */
+int	units_append(char *buf, size_t len, size_t *pos, const char *fmt, ...)
+	    __attribute__((format(printf, 4, 5)));
 
 #endif /* CAKED_COMMON_UNITS_H */

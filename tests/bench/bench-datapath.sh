@@ -24,6 +24,8 @@
 BENCH_TCP_SECS=${BENCH_TCP_SECS:-4}
 BENCH_PPS_SECS=${BENCH_PPS_SECS:-3}
 BENCH_SHAPE_SECS=${BENCH_SHAPE_SECS:-7}
+# Parts to run: "datapath" (2) and/or "shaping" (3 and 4).
+BENCH_PARTS=${BENCH_PARTS:-datapath shaping}
 
 # lib.sh's skip() exits 77; a benchmark that cannot run is no failure.
 if [ "$(id -u)" != 0 ] || ! command -v iperf3 >/dev/null 2>&1 ||
@@ -199,41 +201,51 @@ frames_written()
 	    awk '{ s += $1 } END { print s + 0 }'
 }
 
+datapath_part()
+{
+	echo "### 2. Datapath: TCP throughput and 64-byte packets per second"
+	echo
+	echo "One iperf3 TCP stream client -> server (${BENCH_TCP_SECS} s, cubic);"
+	echo "udpblast 18-byte UDP payloads (60-byte frames) for ${BENCH_PPS_SECS} s,"
+	echo "counted at the server. veths \"plain\": TSO/GSO/GRO off; \"offload\":"
+	echo "kernel defaults. Ratios: caked / tapfwd, caked / tapfwd -o,"
+	echo "caked / bridge. caked runs \`unlimited\` (offload = yes, split-gso),"
+	echo "\`unlimited no-split-gso\`, and \`offload = no\`."
+	echo
+	echo "| veths | forwarder | TCP Mbit/s | 64 B pps | ratio TCP c/b, c/b-o, c/a | ratio pps c/b, c/b-o, c/a |"
+	echo "|---|---|---:|---:|---|---|"
+	datapath_config plain 0
+	datapath_config offload 1
+	echo
+}
+
+shaping_part()
+{
+	echo "### 3. Shaping accuracy and latency under load (veths with offloads)"
+	echo
+	echo "caked \`bandwidth R\` both ways (raw framing), one TCP stream for"
+	echo "${BENCH_SHAPE_SECS} s, 20 Hz ping from 2 s in. wire = goodput x 1514/1448."
+	echo
+	echo "| rate Mbit | goodput Mbit/s | goodput / rate | wire / rate | ping idle median ms | ping load median ms | added ms |"
+	echo "|---:|---:|---:|---:|---:|---:|---:|"
+	VETH_OFFLOAD=1
+	netns_topo_tap sh >&2
+	netns_iperf_server >&2
+	CPU_LINE=""
+	shaping
+	echo
+	echo "### 4. CPU per forwarded packet at 100 Mbit"
+	echo
+	echo "caked's utime+stime over the loaded run above / frames it wrote (both"
+	echo "directions, ACKs included)."
+	echo
+	echo "| rate Mbit | CPU s | frames | CPU us / frame |"
+	echo "|---:|---:|---:|---:|"
+	echo "$CPU_LINE"
+	echo
+}
+
 machine
-echo "### 2. Datapath: TCP throughput and 64-byte packets per second"
-echo
-echo "One iperf3 TCP stream client -> server (${BENCH_TCP_SECS} s, cubic);"
-echo "udpblast 18-byte UDP payloads (60-byte frames) for ${BENCH_PPS_SECS} s,"
-echo "counted at the server. veths \"plain\": TSO/GSO/GRO off; \"offload\":"
-echo "kernel defaults. Ratios: caked / tapfwd, caked / tapfwd -o,"
-echo "caked / bridge. caked runs \`unlimited\` (offload = yes, split-gso),"
-echo "\`unlimited no-split-gso\`, and \`offload = no\`."
-echo
-echo "| veths | forwarder | TCP Mbit/s | 64 B pps | ratio TCP c/b, c/b-o, c/a | ratio pps c/b, c/b-o, c/a |"
-echo "|---|---|---:|---:|---|---|"
-datapath_config plain 0
-datapath_config offload 1
-echo
-echo "### 3. Shaping accuracy and latency under load (veths with offloads)"
-echo
-echo "caked \`bandwidth R\` both ways (raw framing), one TCP stream for"
-echo "${BENCH_SHAPE_SECS} s, 20 Hz ping from 2 s in. wire = goodput x 1514/1448."
-echo
-echo "| rate Mbit | goodput Mbit/s | goodput / rate | wire / rate | ping idle median ms | ping load median ms | added ms |"
-echo "|---:|---:|---:|---:|---:|---:|---:|"
-VETH_OFFLOAD=1
-netns_topo_tap sh >&2
-netns_iperf_server >&2
-CPU_LINE=""
-shaping
-echo
-echo "### 4. CPU per forwarded packet at 100 Mbit"
-echo
-echo "caked's utime+stime over the loaded run above / frames it wrote (both"
-echo "directions, ACKs included)."
-echo
-echo "| rate Mbit | CPU s | frames | CPU us / frame |"
-echo "|---:|---:|---:|---:|"
-echo "$CPU_LINE"
-echo
+case $BENCH_PARTS in *datapath*) datapath_part ;; esac
+case $BENCH_PARTS in *shaping*) shaping_part ;; esac
 exit 0

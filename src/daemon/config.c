@@ -736,6 +736,23 @@ out:
 
 /* ---- printing and comparing -------------------------------------------- */
 
+/*
+ * "key = value", quoted when the value holds a comment character, which
+ * iniparser would otherwise cut at (fuzz finding: lan = "a#b read as a#b
+ * was printed bare and read back as "a"). A parsed value cannot hold both
+ * kinds of quote and a comment character.
+ */
+static void
+config_print_str(FILE *fp, const char *key, const char *v)
+{
+	if (strpbrk(v, "#;") == NULL)
+		fprintf(fp, "%s = %s\n", key, v);
+	else if (strchr(v, '"') == NULL)
+		fprintf(fp, "%s = \"%s\"\n", key, v);
+	else
+		fprintf(fp, "%s = '%s'\n", key, v);
+}
+
 int
 config_print(const struct caked_config *cfg, FILE *fp)
 {
@@ -748,15 +765,18 @@ config_print(const struct caked_config *cfg, FILE *fp)
 
 	if (lvl < 0 || lvl > LOG_DEBUG)
 		lvl = LOG_INFO;
-	fprintf(fp, "[general]\nmode = %s\nlan = %s\nwan = %s\nmtu = %u\n"
-	    "control = %s\n", cfg->mode == CONFIG_MODE_TAP ? "tap" : "tun",
-	    cfg->lan, cfg->wan, cfg->mtu, cfg->control);
+	fprintf(fp, "[general]\nmode = %s\n",
+	    cfg->mode == CONFIG_MODE_TAP ? "tap" : "tun");
+	config_print_str(fp, "lan", cfg->lan);
+	config_print_str(fp, "wan", cfg->wan);
+	fprintf(fp, "mtu = %u\n", cfg->mtu);
+	config_print_str(fp, "control", cfg->control);
 	if (cfg->user[0] != '\0')
-		fprintf(fp, "user = %s\n", cfg->user);
+		config_print_str(fp, "user", cfg->user);
 	if (cfg->control_group[0] != '\0')
-		fprintf(fp, "control-group = %s\n", cfg->control_group);
+		config_print_str(fp, "control-group", cfg->control_group);
 	if (cfg->admin_group[0] != '\0')
-		fprintf(fp, "admin-group = %s\n", cfg->admin_group);
+		config_print_str(fp, "admin-group", cfg->admin_group);
 	fprintf(fp, "offload = %s\n", cfg->offload ? "yes" : "no");
 	if (cfg->nat_cache_size != NATCACHE_SIZE_DEFAULT)
 		fprintf(fp, "nat-cache-size = %u\n", cfg->nat_cache_size);

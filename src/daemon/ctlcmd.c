@@ -724,6 +724,9 @@ ctlcmd_handle(const struct ctlcmd_ops *ops, const struct ctlcmd_peer *peer,
 	if (rc != -1)
 		(void)ctlcmd_fail(&x, CTL_CODE_FAILED, "reply too large");
 	n = ctlcmd_error(x.code, x.err, out, cap);
+	/* A message quoting a long request may not fit: a short one does. */
+	if (n == -1)
+		n = ctlcmd_error(x.code, "reply too large", out, cap);
 	*outlen = n == -1 ? 0 : (size_t)n;
 	return strcmp(x.code, CTL_CODE_DENIED) == 0 ? CTLCMD_DENIED :
 	    CTLCMD_ERROR;

@@ -186,7 +186,14 @@ autorate(struct cake *c, uint32_t len, uint64_t now_ns)
 		cake_autorate_apply(c, now_ns);
 }
 
-/* §5: drops the head of the longest queue; returns its entry. */
+#define DROP_NONE	UINT16_MAX	/* drop_fattest(): nothing dropped */
+
+/*
+ * §5: drops the head of the longest queue; returns its entry, or DROP_NONE
+ * if that queue is empty: the longest by bytes can be an empty one when
+ * only zero-length packets are queued (fuzz finding: the memlimit loop in
+ * enqueue_one() then spun forever).
+ */
 static uint16_t
 drop_fattest(struct cake *c, uint64_t now_ns)
 {
@@ -198,7 +205,7 @@ drop_fattest(struct cake *c, uint64_t now_ns)
 
 	pkt = cake_pop(c, tin, entry % CAKE_QUEUES);
 	if (pkt == NULL)
-		return entry;
+		return DROP_NONE;
 	if (cobalt_queue_full(&f->cvars, &t->cparams, now_ns))
 		t->unresponsive_flows++;
 	t->drops++;
@@ -248,6 +255,8 @@ enqueue_one(struct cake *c, struct cake_pkt *pkt, uint64_t now_ns,
 		c->buffer_max_used = c->buffer_used;
 	while (c->buffer_used > c->buffer_limit && c->backlog_pkts > 0) {
 		entry = drop_fattest(c, now_ns);
+		if (entry == DROP_NONE)
+			break;
 		if (entry == tin * CAKE_QUEUES + idx)
 			self = true;
 	}

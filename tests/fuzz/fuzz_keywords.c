@@ -68,12 +68,14 @@ check_values(const char *s)
 
 	if (keywords_parse_rate(s, &v, err, sizeof(err)) == 0 &&
 	    keywords_format_rate(v, buf, sizeof(buf)) == 0) {
-		FUZZ_ASSERT(keywords_parse_rate(buf, &w, err, sizeof(err)) == 0);
+		FUZZ_ASSERT(keywords_parse_rate(buf, &w, err,
+		    sizeof(err)) == 0);
 		FUZZ_ASSERT(v == w);
 	}
 	if (keywords_parse_size(s, &v, err, sizeof(err)) == 0 &&
 	    keywords_format_size(v, buf, sizeof(buf)) == 0) {
-		FUZZ_ASSERT(keywords_parse_size(buf, &w, err, sizeof(err)) == 0);
+		FUZZ_ASSERT(keywords_parse_size(buf, &w, err,
+		    sizeof(err)) == 0);
 		FUZZ_ASSERT(v == w);
 	}
 	if (keywords_parse_time(s, &t, err, sizeof(err)) == 0)

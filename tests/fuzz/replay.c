@@ -6,7 +6,8 @@
  *
  * Without arguments it replays the corpus directory compiled in
  * (FUZZ_CORPUS, tests/fuzz/corpus/NAME). Each file is one input; a broken
- * invariant aborts, which fails the test. It must not depend on libFuzzer.
+ * invariant aborts and an input running over REPLAY_TIMEOUT_S is killed by
+ * SIGALRM, either of which fails the test. It must not depend on libFuzzer.
  */
 #include <sys/stat.h>
 
@@ -15,10 +16,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "fuzz.h"
 
 #define REPLAY_INPUT_MAX	(1024 * 1024)
+#define REPLAY_TIMEOUT_S	60	/* per input: a hang fails the test */
 
 static int
 replay_file(const char *path)
@@ -38,7 +41,9 @@ replay_file(const char *path)
 		return -1;
 	}
 	fclose(fp);
+	(void)alarm(REPLAY_TIMEOUT_S);	/* SIGALRM ends the run */
 	(void)LLVMFuzzerTestOneInput(buf, n);
+	(void)alarm(0);
 	return 0;
 }
 

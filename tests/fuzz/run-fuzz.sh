@@ -5,11 +5,12 @@
 #
 # Each harness starts from the committed seeds (FUZZ_SRCDIR/corpus/NAME)
 # and keeps what it finds in FUZZ_BUILDDIR/work/NAME (never in the source
-# tree), with NAME.dict and NAME.options when present. A crash, leak or
-# broken invariant is saved as FUZZ_BUILDDIR/artifacts/NAME-crash-* and
-# fails the run: minimise it (fuzz-NAME -minimize_crash=1 FILE), fix the
-# bug, and commit the input as corpus/NAME/<finding> so that replay-NAME
-# (make check) guards it. FUZZ_SECONDS (default 60) is the time per harness.
+# tree), with NAME.dict and NAME.options when present. A crash, leak,
+# broken invariant or hang (an input over 10 s) is saved as
+# FUZZ_BUILDDIR/artifacts/NAME-{crash,timeout}-* and fails the run: minimise
+# it (fuzz-NAME -minimize_crash=1 -timeout=2 FILE), fix the bug, and commit
+# the input as corpus/NAME/finding-<what> so that replay-NAME (make check)
+# guards it. FUZZ_SECONDS (default 60) is the time per harness.
 set -u
 
 src=$1 build=$2
@@ -24,7 +25,7 @@ for prog in "$@"; do
 	work="$build/work/$name"
 	log="$build/work/$name.log"
 	mkdir -p "$work"
-	set -- -max_total_time="$secs" -print_final_stats=1 \
+	set -- -max_total_time="$secs" -timeout=10 -print_final_stats=1 \
 	    -artifact_prefix="$build/artifacts/$name-"
 	[ -f "$src/$name.dict" ] && set -- "$@" -dict="$src/$name.dict"
 	[ -f "$src/$name.options" ] && set -- "$@" $(cat "$src/$name.options")

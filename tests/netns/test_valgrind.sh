@@ -35,7 +35,8 @@ log "ping through caked under valgrind: median/p95/max ms, loss%, replies: $st"
 check "ping replies before SIGHUP" "$(echo "$st" | cut -d' ' -f5)" ge 10
 up=$(netns_iperf "$NETNS_TMP/up.json" 3)
 down=$(netns_iperf "$NETNS_TMP/down.json" 3 -R)
-log "iperf3 goodput under valgrind: upload $(mbit "$up"), download $(mbit "$down") Mbit/s"
+log "iperf3 goodput under valgrind: upload $(mbit "$up"), download" \
+    "$(mbit "$down") Mbit/s"
 check "upload goodput under valgrind (Mbit/s)" "$(mbit "$up")" gt 0.1
 check "download goodput under valgrind (Mbit/s)" "$(mbit "$down")" gt 0.1
 
@@ -62,7 +63,8 @@ echo "---- valgrind summary ----"
 sed -n '/HEAP SUMMARY/,$p' "$vglog" | sed 's/^==[0-9]*== //' | head -n 60
 echo "--------------------------"
 check "caked exit status under valgrind (99 = errors)" "$rc" eq 0
-errs=$(sed -n 's/.*ERROR SUMMARY: \([0-9]*\) errors.*/\1/p' "$vglog" | tail -n 1)
+errs=$(sed -n 's/.*ERROR SUMMARY: \([0-9]*\) errors.*/\1/p' "$vglog" |
+    tail -n 1)
 check "valgrind errors (ERROR SUMMARY)" "${errs:-nan}" eq 0
 if grep -q 'no leaks are possible' "$vglog"; then
 	def=0 ind=0

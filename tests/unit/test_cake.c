@@ -221,6 +221,36 @@ flood_drops_at_memlimit_not_small_flow(void **state)
 	destroy(c);
 }
 
+/*
+ * Zero-length packets over the memory limit: the longest queue by bytes is
+ * then an empty one and nothing can be evicted. Enqueue must return (fuzz
+ * finding tests/fuzz/corpus/engine/finding-memlimit-loop-zero-length-packet:
+ * it used to spin forever) and the packets still come out.
+ */
+static void
+memlimit_with_zero_length_packets_returns(void **state)
+{
+	struct cake	*c = h_create("bandwidth 10mbit memlimit 1000",
+			    CAKE_LINK_IP);
+	struct cake_pkt	*p;
+	unsigned int	 i, out = 0;
+
+	(void)state;
+	for (i = 0; i < 3; i++) {
+		p = h_alloc(0);
+		assert_non_null(p);
+		assert_int_equal(cake_enqueue(c, p, MS), CAKE_ENQ_QUEUED);
+		assert_int_equal(cake_check_invariants(c), 0);
+	}
+	assert_int_equal(h_free_dropped(c), 0);
+	while ((p = cake_dequeue(c, 10 * MS)) != NULL) {
+		h_free(p);
+		out++;
+	}
+	assert_int_equal(out, 3);
+	destroy(c);
+}
+
 /* The default memory limit (§5). */
 static void
 memory_limit_defaults(void **state)
@@ -584,6 +614,7 @@ main(void)
 		cmocka_unit_test(unlimited_releases_at_once),
 		cmocka_unit_test(sparse_flow_goes_first),
 		cmocka_unit_test(flood_drops_at_memlimit_not_small_flow),
+		cmocka_unit_test(memlimit_with_zero_length_packets_returns),
 		cmocka_unit_test(memory_limit_defaults),
 		cmocka_unit_test(codel_marks_ect_packets),
 		cmocka_unit_test(codel_drops_not_ect_packets),

@@ -91,6 +91,14 @@ mkdir -p "$top/build-fuzz"
 cd "$top/build-fuzz"
 ../configure --enable-fuzzing -q
 make -s -j"$jobs"
-make -s fuzz FUZZ_SECONDS="${FUZZ_SECONDS:-60}"
+# A finding is reported (summary above, inputs in tests/fuzz/artifacts) but
+# does not fail the run: a fresh 60 s search is not repeatable, and known
+# findings are replayed by `make check` from tests/fuzz/corpus, which does fail.
+fuzz_note=""
+if ! make -s fuzz FUZZ_SECONDS="${FUZZ_SECONDS:-60}"; then
+	fuzz_note=" (but fuzzing found new problems: see the warning above)"
+	echo "WARNING: fuzzing found new problems; inputs in $top/build-fuzz/tests/fuzz/artifacts" >&2
+	ls "$top"/build-fuzz/tests/fuzz/artifacts >&2 || true
+fi
 
-step "all tests passed"
+step "all tests passed$fuzz_note"

@@ -79,25 +79,9 @@ static const char *
 arconf_value(struct arconf_ctx *x, int sec, const char *key, int *line,
     char *buf, size_t len)
 {
-	char		 name[2 * INIFILE_KEY_MAX];
-	const char	*v;
-	size_t		 n;
-
 	if ((*line = inifile_find(x->f, sec, key)) == 0)
 		return NULL;
-	(void)snprintf(name, sizeof(name), "%s:%s", x->sections[sec], key);
-	if ((v = iniparser_getstring(x->d, name, NULL)) == NULL)
-		v = "";
-	n = strlen(v);
-	if (n >= 2 && (v[0] == '"' || v[0] == '\'') && v[n - 1] == v[0]) {
-		v++;
-		n -= 2;
-	}
-	if (n >= len)
-		n = len - 1;
-	memcpy(buf, v, n);
-	buf[n] = '\0';
-	return buf;
+	return inifile_value(x->d, x->sections[sec], key, buf, len);
 }
 
 static void

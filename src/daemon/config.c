@@ -173,25 +173,8 @@ static const char *
 config_value(struct config_ctx *ctx, int section, const char *key,
     char *buf, size_t len)
 {
-	char		 name[2 * INIFILE_KEY_MAX];
-	const char	*v;
-	size_t		 n;
-
-	(void)snprintf(name, sizeof(name), "%s:%s", config_sections[section],
-	    key);
-	if ((v = iniparser_getstring(ctx->dict, name, NULL)) == NULL)
-		v = "";
-	n = strlen(v);
-	/* iniparser strips one pair of quotes; this is a second guard. */
-	if (n >= 2 && (v[0] == '"' || v[0] == '\'') && v[n - 1] == v[0]) {
-		v++;
-		n -= 2;
-	}
-	if (n >= len)
-		n = len - 1;
-	memcpy(buf, v, n);
-	buf[n] = '\0';
-	return buf;
+	return inifile_value(ctx->dict, config_sections[section], key, buf,
+	    len);
 }
 
 /* Strict unsigned decimal: digits only, no sign, no overflow. */

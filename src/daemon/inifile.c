@@ -20,6 +20,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <iniparser.h>
+
 #include "daemon/inifile.h"
 
 #define INIFILE_MSG_BYTES	640
@@ -152,13 +154,46 @@ inifile_section(struct inifile *f, char *s, int line)
 	return cur;
 }
 
+/*
+ * A quoted value must end with its quote, followed by nothing but blanks
+ * or a comment: iniparser silently drops whatever follows the closing
+ * quote, and takes a value without one as the text up to the next quote
+ * anywhere on the line (fuzz finding: control = "/a = "/b read as "/a = ").
+ */
+static int
+inifile_value_ok(struct inifile *f, const char *sec, const char *key,
+    const char *v, int line)
+{
+	const char	*end;
+
+	while (isspace((unsigned char)*v))
+		v++;
+	if (*v != '"' && *v != '\'')
+		return 1;
+	if ((end = strchr(v + 1, *v)) == NULL) {
+		inifile_error(f, line, "[%s] %s: value has no closing %c", sec,
+		    key, *v);
+		return 0;
+	}
+	for (end++; isspace((unsigned char)*end); end++)
+		continue;
+	if (*end != '\0' && *end != '#' && *end != ';') {
+		inifile_error(f, line, "[%s] %s: text after the closing "
+		    "quote: '%s'", sec, key, end);
+		return 0;
+	}
+	return 1;
+}
+
 static void
 inifile_key(struct inifile *f, char *s, int line, int cur)
 {
 	const char	*sec = f->schema->sections[cur];
+	char		*value;
 	int		 first;
 
-	*strchr(s, '=') = '\0';
+	value = strchr(s, '=');
+	*value++ = '\0';
 	s = inifile_trim(s);
 	inifile_lower(s);
 	if (*s == '\0')
@@ -169,6 +204,8 @@ inifile_key(struct inifile *f, char *s, int line, int cur)
 	else if ((first = inifile_find(f, cur, s)) != 0)
 		inifile_error(f, line, "[%s] %s: duplicate key (first set at "
 		    "line %d)", sec, s, first);
+	else if (!inifile_value_ok(f, sec, s, value, line))
+		return;
 	else if (f->nentries == INIFILE_ENTRIES_MAX)
 		inifile_error(f, line, "too many keys (at most %d)",
 		    INIFILE_ENTRIES_MAX);
@@ -302,4 +339,28 @@ inifile_close(struct inifile *f, void (*report)(void *, const char *),
 		report(arg, msg);
 	}
 	free(f);
+}
+
+const char *
+inifile_value(dictionary *d, const char *section, const char *key,
+    char *buf, size_t len)
+{
+	char		 name[2 * INIFILE_KEY_MAX];
+	const char	*v;
+	size_t		 n;
+
+	(void)snprintf(name, sizeof(name), "%s:%s", section, key);
+	if ((v = iniparser_getstring(d, name, NULL)) == NULL)
+		v = "";
+	n = strlen(v);
+	/* iniparser strips one pair of quotes; this is a second guard. */
+	if (n >= 2 && (v[0] == '"' || v[0] == '\'') && v[n - 1] == v[0]) {
+		v++;
+		n -= 2;
+	}
+	if (n >= len)
+		n = len - 1;
+	memcpy(buf, v, n);
+	buf[n] = '\0';
+	return buf;
 }

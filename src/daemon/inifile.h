@@ -5,6 +5,10 @@
 #ifndef CAKED_DAEMON_INIFILE_H
 #define CAKED_DAEMON_INIFILE_H
 
+#include <stddef.h>
+
+#include <iniparser.h>
+
 #define INIFILE_BYTES_MAX	(1024 * 1024)	/* bytes read at most */
 #define INIFILE_LINE_MAX	1023	/* iniparser's ASCIILINESZ - 1 */
 #define INIFILE_KEY_MAX		32	/* longer names are unknown anyway */
@@ -40,6 +44,12 @@ void		 inifile_error(struct inifile *f, int line, const char *fmt,
 int		 inifile_was_read(const struct inifile *f);
 /* Number of messages so far. */
 int		 inifile_errors(const struct inifile *f);
+/*
+ * The value of section:key in iniparser's dictionary d, one pair of
+ * enclosing quotes removed, cut to fit buf: "" if the key is absent.
+ */
+const char	*inifile_value(dictionary *d, const char *section,
+		    const char *key, char *buf, size_t len);
 /* Hands every message to report, sorted by line, then frees f. */
 void		 inifile_close(struct inifile *f,
 		    void (*report)(void *arg, const char *msg), void *arg);

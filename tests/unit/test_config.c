@@ -288,6 +288,10 @@ static const struct {
 	    "[upload] or [download] before it)" },
 	{ "[general]\nmode = tap \\\n",
 	    "2: line continuation with '\\' is not supported" },
+	{ "[general]\ncontrol = \"/run/a = \"/b\n",
+	    "2: [general] control: text after the closing quote: '/b'" },
+	{ "[general]\nuser = 'nobody\n",
+	    "2: [general] user: value has no closing '" },
 };
 
 static void

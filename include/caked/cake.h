@@ -200,6 +200,12 @@ struct cake_env {
 	/* Gives an empty buffer of at least cap bytes for a GSO segment, or NULL. */
 	struct cake_pkt	*(*alloc)(void *arg, uint32_t cap);
 	void		*alloc_arg;
+	/*
+	 * The egress device completes partial checksums (a vnet header):
+	 * segments of a super-packet whose L4 checksum was left partial
+	 * keep it partial instead of having it computed over their bytes.
+	 */
+	bool		keep_partial_csum;
 };
 
 /* Engine error codes (never errno). */

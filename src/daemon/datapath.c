@@ -9,13 +9,16 @@
  * On devices with a vnet header (offload = yes) frames are read and
  * written through vnet.c (GSO super-packets in large pool buffers), and
  * segments of one TCP flow that leave the engine together are written as
- * one super-packet (gro.c), which the kernel segments again.
+ * one super-packet (gro.c) by one writev() that gathers their payloads,
+ * which the kernel segments again.
  *
  * Nothing is dropped silently: every frame read ends as sent, or in a
  * counter of struct datapath_stats. Nothing here logs per packet; errors
  * go through log_rate_warnx(). The module neither sleeps nor arms timers:
  * loop.c asks datapath_next_ns() and wakes it.
  */
+#include <sys/uio.h>
+
 #include <errno.h>
 #include <inttypes.h>
 #include <stdint.h>
@@ -206,31 +209,20 @@ datapath_read(struct datapath *dp, uint64_t now_ns)
 	return DATAPATH_OK;
 }
 
+/* The outcome of a write that returned rv (vnet_write()'s convention). */
 static enum datapath_write
-datapath_write(struct datapath *dp, struct cake_pkt *pkt, uint64_t now_ns)
+datapath_wrote(struct datapath *dp, int rv, uint32_t len, uint64_t now_ns)
 {
-	int	rv;
-
-	if (dp->out_vnet)
-		rv = vnet_write(dp->out_fd, pkt);
-	else if (pkt->gso_type != CAKE_GSO_NONE || pkt->csum_partial) {
-		errno = EPROTO;	/* cannot be: both devices have headers */
-		rv = -1;
-	} else
-		rv = tun_write(dp->out_fd, pkt->data, pkt->len);
-
 	if (rv == 0) {
 		dp->st.tx_blocked++;
 		return WRITE_BLOCKED;
 	}
 	if (rv == 1) {
 		dp->st.tx_pkts++;
-		dp->st.tx_bytes += pkt->len;
-	} else
-		dp->st.tx_errors++;
-	pool_put(dp->pool, pkt);
-	if (rv == 1)
+		dp->st.tx_bytes += len;
 		return WRITE_DONE;
+	}
+	dp->st.tx_errors++;
 	if (tun_gone(errno)) {
 		dp->gone_errno = errno;
 		return WRITE_GONE;
@@ -241,42 +233,78 @@ datapath_write(struct datapath *dp, struct cake_pkt *pkt, uint64_t now_ns)
 	return WRITE_DONE;
 }
 
+/* Writes pkt; unless blocked, gives it back to the pool. */
+static enum datapath_write
+datapath_write(struct datapath *dp, struct cake_pkt *pkt, uint64_t now_ns)
+{
+	enum datapath_write	w;
+	int			rv;
+
+	if (dp->out_vnet)
+		rv = vnet_write(dp->out_fd, pkt);
+	else if (pkt->gso_type != CAKE_GSO_NONE || pkt->csum_partial) {
+		errno = EPROTO;	/* cannot be: both devices have headers */
+		rv = -1;
+	} else
+		rv = tun_write(dp->out_fd, pkt->data, pkt->len);
+	if ((w = datapath_wrote(dp, rv, pkt->len, now_ns)) != WRITE_BLOCKED)
+		pool_put(dp->pool, pkt);
+	return w;
+}
+
 /*
  * With a vnet header on the egress device: dequeues the segments that
- * continue pkt's TCP flow and glues them into one super-packet (gro.c)
- * in a large buffer, giving the segments back to the pool. The first
- * packet that does not continue it is left in *next. Returns what to
- * write: the super-packet, or pkt itself.
+ * continue pkt's TCP flow into run[] (run[0] = pkt); the first packet
+ * that does not continue it is left in *next. Returns the run's length.
  */
-static struct cake_pkt *
-datapath_coalesce(struct datapath *dp, struct cake_pkt *pkt,
-    struct cake_pkt **next, uint64_t now_ns)
+static unsigned int
+datapath_collect(struct datapath *dp, struct cake_pkt *pkt,
+    struct cake_pkt *run[], struct cake_pkt **next, uint64_t now_ns)
 {
-	struct cake_pkt	*run[GRO_SEGS_MAX], *p, *big;
-	unsigned int	 n = 1, i;
+	struct cake_pkt	*p;
+	unsigned int	 n = 1;
 
 	*next = NULL;
-	if (!dp->out_vnet || !gro_candidate(pkt) ||
-	    (big = pool_get_large(dp->pool)) == NULL)
-		return pkt;
 	run[0] = pkt;
+	if (!dp->out_vnet || !gro_candidate(pkt))
+		return 1;
 	while ((p = cake_dequeue(dp->cake, now_ns)) != NULL) {
 		datapath_reap(dp);
-		if (!gro_follows(run, n, p, big->cap)) {
+		if (!gro_follows(run, n, p, VNET_FRAME_MAX_BYTES)) {
 			*next = p;
 			break;
 		}
 		run[n++] = p;
 	}
-	if (n == 1) {
-		pool_put(dp->pool, big);
-		return pkt;
-	}
-	gro_build(run, n, big);
+	return n;
+}
+
+/*
+ * Writes run[0..n) as one super-packet (gro.c): its headers from the
+ * stack, the payloads straight from the segments' buffers. Unless
+ * blocked, gives the segments back to the pool.
+ */
+static enum datapath_write
+datapath_write_run(struct datapath *dp, struct cake_pkt *run[],
+    unsigned int n, uint64_t now_ns)
+{
+	uint8_t			hdr[GRO_HDR_MAX];
+	struct iovec		iov[GRO_SEGS_MAX];
+	struct cake_pkt		desc;
+	enum datapath_write	w;
+	unsigned int		i;
+
+	if (n == 1)
+		return datapath_write(dp, run[0], now_ns);
+	gro_gather(run, n, &desc, hdr, iov);
+	w = datapath_wrote(dp, vnet_writev(dp->out_fd, &desc, desc.cap,
+	    iov, n), desc.len, now_ns);
+	if (w == WRITE_BLOCKED)
+		return w;
+	dp->st.tx_coalesced += n;
 	for (i = 0; i < n; i++)
 		pool_put(dp->pool, run[i]);
-	dp->st.tx_coalesced += n;
-	return big;
+	return w;
 }
 
 /* Writes the held packets (a list) in order. enum datapath_status. */
@@ -303,8 +331,9 @@ datapath_send_held(struct datapath *dp, uint64_t now_ns)
 int
 datapath_send(struct datapath *dp, uint64_t now_ns)
 {
-	struct cake_pkt		*pkt, *next = NULL;
+	struct cake_pkt		*run[GRO_SEGS_MAX], *next = NULL;
 	enum datapath_write	 w;
+	unsigned int		 i, n;
 	int			 rv;
 
 	dp->last_tx = 0;
@@ -313,14 +342,15 @@ datapath_send(struct datapath *dp, uint64_t now_ns)
 	while (next != NULL || (dp->last_tx < DATAPATH_TX_BATCH &&
 	    (next = cake_dequeue(dp->cake, now_ns)) != NULL)) {
 		datapath_reap(dp);
-		pkt = datapath_coalesce(dp, next, &next, now_ns);
-		w = datapath_write(dp, pkt, now_ns);
+		n = datapath_collect(dp, next, run, &next, now_ns);
+		w = datapath_write_run(dp, run, n, now_ns);
 		if (w == WRITE_BLOCKED) {
-			/* Held in order: this one, then the one after. */
+			/* Held in order: the run, then the one after. */
 			if (next != NULL)
 				next->next = NULL;
-			pkt->next = next;
-			dp->held = pkt;
+			for (i = n; i-- > 0; next = run[i])
+				run[i]->next = next;
+			dp->held = run[0];
 		} else if (w == WRITE_GONE && next != NULL)
 			pool_put(dp->pool, next);
 		if (w != WRITE_DONE)

@@ -6,7 +6,8 @@
  * that leave the engine together are glued back into one super-packet,
  * which the kernel segments again (TSO through the vnet header). Packets
  * leave at exactly the time the shaper let them; only the syscalls are
- * shared.
+ * shared. Nothing is copied but the headers: the payloads are written
+ * from the segments' own buffers with one writev().
  *
  * Rules follow the kernel's TCP GRO: same headers except lengths, IPv4
  * ID and checksums, TCP sequence and PSH; contiguous sequence numbers;
@@ -14,6 +15,8 @@
  * CWR; PSH only on the last. This module must not write any packet but
  * the output buffer, and it does no I/O.
  */
+#include <sys/uio.h>
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -87,6 +90,7 @@ gro_shape(const struct cake_pkt *pkt, bool allow_psh)
 	    (m->flags & (CAKE_META_FRAG | CAKE_META_6IN4 |
 	    CAKE_META_MALFORMED | CAKE_META_TRUNCATED)) ||
 	    gro_hdr_bytes(pkt) >= pkt->len ||
+	    gro_hdr_bytes(pkt) > GRO_HDR_MAX ||
 	    !(m->tcp_flags & GRO_TCP_ACK) || (m->tcp_flags & ~ok))
 		return false;
 	if (pkt->csum_partial && (pkt->csum_start != m->l4_off ||
@@ -186,25 +190,29 @@ gro_fix_headers(struct cake_pkt *out, uint32_t total, uint8_t flags)
 }
 
 void
-gro_build(struct cake_pkt *const run[], unsigned int n, struct cake_pkt *out)
+gro_gather(struct cake_pkt *const run[], unsigned int n, struct cake_pkt *out,
+    uint8_t *hdr_buf, struct iovec *iov)
 {
 	const struct cake_pkt	*head = run[0];
-	uint32_t		 hdr = gro_hdr_bytes(head), off = hdr, pay;
+	uint32_t		 hdr = gro_hdr_bytes(head), total = hdr;
 	uint8_t			 flags = run[n - 1]->meta.tcp_flags;
 	unsigned int		 i;
 
-	memcpy(out->data, head->data, hdr);
+	memcpy(hdr_buf, head->data, hdr);
 	for (i = 0; i < n; i++) {
-		pay = run[i]->len - hdr;
-		memcpy(out->data + off, run[i]->data + hdr, pay);
-		off += pay;
+		iov[i].iov_base = run[i]->data + hdr;
+		iov[i].iov_len = run[i]->len - hdr;
+		total += (uint32_t)iov[i].iov_len;
 	}
-	out->len = off;
+	memset(out, 0, sizeof(*out));
+	out->data = hdr_buf;
+	out->cap = hdr;
+	out->len = total;
 	out->mark = head->mark;
 	out->meta_valid = true;
 	out->meta = head->meta;
-	out->meta.ip_end = (uint16_t)off;
-	out->meta.l4_len = (uint16_t)(off - head->meta.l4_off);
+	out->meta.ip_end = (uint16_t)total;
+	out->meta.l4_len = (uint16_t)(total - head->meta.l4_off);
 	out->meta.tcp_flags = flags;
 	out->hash_valid = head->hash_valid;
 	out->hash_tuple = head->hash_tuple;
@@ -214,5 +222,5 @@ gro_build(struct cake_pkt *const run[], unsigned int n, struct cake_pkt *out)
 	out->csum_partial = true;
 	out->csum_start = head->meta.l4_off;
 	out->csum_offset = GRO_TCP_CSUM;
-	gro_fix_headers(out, off, flags);
+	gro_fix_headers(out, total, flags);
 }

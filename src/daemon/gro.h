@@ -9,8 +9,10 @@
 #include <stdint.h>
 
 #define GRO_SEGS_MAX	64	/* segments in one super-packet, at most */
+#define GRO_HDR_MAX	256	/* link + IP + TCP headers of a candidate */
 
 struct cake_pkt;
+struct iovec;
 
 /*
  * Whether pkt (meta parsed) may start a super-packet: TCP over IPv4 (DF,
@@ -27,13 +29,15 @@ bool	gro_candidate(const struct cake_pkt *pkt);
 bool	gro_follows(struct cake_pkt *const run[], unsigned int n,
 	    const struct cake_pkt *pkt, uint32_t cap_bytes);
 /*
- * Writes the super-packet of run[0..n) (n >= 2, each accepted by
- * gro_follows()) into out: headers of the first, payloads in order, IP
- * lengths and IPv4 checksum set, the last segment's TCP flags, the TCP
+ * Describes the super-packet of run[0..n) (n >= 2, each accepted by
+ * gro_follows()) without copying a payload: out gets the first segment's
+ * headers, copied to hdr_buf (GRO_HDR_MAX bytes), with the IP lengths and
+ * IPv4 checksum set for the whole, the last segment's TCP flags, the TCP
  * checksum field holding the pseudo-header sum (NEEDS_CSUM), gso_type and
- * gso_size for the kernel to segment it again.
+ * gso_size for the kernel to segment it again, and len the whole length;
+ * iov[0..n) get the segments' payloads, which follow those headers.
  */
-void	gro_build(struct cake_pkt *const run[], unsigned int n,
-	    struct cake_pkt *out);
+void	gro_gather(struct cake_pkt *const run[], unsigned int n,
+	    struct cake_pkt *out, uint8_t *hdr_buf, struct iovec *iov);
 
 #endif /* CAKED_DAEMON_GRO_H */

@@ -179,6 +179,8 @@ main_engines(struct main_state *ms)
 			log_warnx("%s: no large buffers: super-packets will "
 			    "be dropped", config_dir_name(i));
 		env.alloc_arg = ms->pool[i];
+		/* Both devices have vnet headers, or neither has. */
+		env.keep_partial_csum = tun_has_vnet(ms->fd[i]);
 		if ((ms->cake[i] = cake_create(&ms->cfg.cake[i], &env,
 		    &err)) == NULL) {
 			log_warnx("%s: cannot create the CAKE instance (error "

@@ -7,7 +7,8 @@
  * the header goes to the stack, the frame into a pool buffer, and what
  * does not fit (a GSO super-packet of up to 64 KB) into the tail of a
  * spare large buffer; only then are the small buffer's bytes moved to the
- * large one's head. Writes use writev() with the header on the stack.
+ * large one's head. Writes use writev() with the header on the stack,
+ * and may gather the frame from several buffers (gro.c).
  *
  * This module translates headers and moves bytes; it does not parse,
  * queue, segment or complete checksums (the engine does, with split-gso),
@@ -156,17 +157,31 @@ vnet_read_batch(int fd, struct pool *pool, struct cake_pkt **spare,
 int
 vnet_write(int fd, const struct cake_pkt *pkt)
 {
-	struct vnet_hdr	h;
-	struct iovec	iov[2];
-	ssize_t		r;
+	return vnet_writev(fd, pkt, pkt->len, NULL, 0);
+}
 
+int
+vnet_writev(int fd, const struct cake_pkt *pkt, uint32_t head_len,
+    const struct iovec *more, unsigned int n)
+{
+	struct vnet_hdr	h;
+	struct iovec	iov[VNET_IOV_MAX + 2];
+	ssize_t		r;
+	unsigned int	i;
+
+	if (n > VNET_IOV_MAX) {
+		errno = EMSGSIZE;
+		return -1;
+	}
 	vnet_encode(pkt, &h);
 	iov[0].iov_base = &h;
 	iov[0].iov_len = sizeof(h);
 	iov[1].iov_base = pkt->data;
-	iov[1].iov_len = pkt->len;
+	iov[1].iov_len = head_len;
+	for (i = 0; i < n; i++)
+		iov[i + 2] = more[i];
 	do {
-		r = writev(fd, iov, 2);
+		r = writev(fd, iov, (int)n + 2);
 	} while (r == -1 && errno == EINTR);
 	if (r == -1)
 		return errno == EAGAIN || errno == EWOULDBLOCK ? 0 : -1;

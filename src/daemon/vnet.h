@@ -11,8 +11,10 @@
 /* The largest frame a device with TSO hands over: 64 KB of IP + link. */
 #define VNET_FRAME_MAX_BYTES	(65536 + 64)
 #define VNET_LARGE_BUFS		256	/* large buffers per direction */
+#define VNET_IOV_MAX		64	/* pieces of one frame written at most */
 
 struct cake_pkt;
+struct iovec;
 struct pool;
 
 /* The header as it travels on the fd, in host byte order. */
@@ -48,5 +50,12 @@ int	vnet_read_batch(int fd, struct pool *pool, struct cake_pkt **spare,
 	    struct cake_pkt *pkts[], uint32_t lens[], int n);
 /* Writes pkt with its header: 1 if written, 0 if the device is full, -1. */
 int	vnet_write(int fd, const struct cake_pkt *pkt);
+/*
+ * As vnet_write(), for a frame in pieces: the header for pkt (whose len
+ * is the whole frame's), head_len bytes at pkt->data, then more[0..n)
+ * (n <= VNET_IOV_MAX).
+ */
+int	vnet_writev(int fd, const struct cake_pkt *pkt, uint32_t head_len,
+	    const struct iovec *more, unsigned int n);
 
 #endif /* CAKED_DAEMON_VNET_H */

@@ -5,9 +5,12 @@
  * A TAP with IFF_VNET_HDR hands over TCPv4, TCPv6 and UDP (UDP_L4) GSO
  * super-packets: one set of link/IP/L4 headers and up to 64 KB of payload,
  * cut at gso_size payload bytes per wire segment. The kernel leaves the
- * L4 checksum field holding only the pseudo-header sum (NEEDS_CSUM), so
- * every segment's IP and L4 checksums are computed here from scratch,
- * with the arithmetic of csum.c.
+ * L4 checksum field holding only the pseudo-header sum (NEEDS_CSUM). Each
+ * segment gets its IPv4 header checksum, and either its full L4 checksum,
+ * or, when the egress device completes checksums (env keep_partial_csum)
+ * and the super-packet's was partial, its own pseudo-header sum, left
+ * partial as the kernel's own segmentation does: summing every payload
+ * byte twice (here and in the kernel) was most of a split's cost.
  *
  * This module must not: trust any offset or length without checking it
  * against pkt->len (the input is hostile), modify or free the input
@@ -48,6 +51,9 @@ struct gso_layout {
 	uint32_t	payload_bytes;	/* after hdr_bytes up to the IP end */
 	uint32_t	mss_bytes;	/* gso_size */
 	uint32_t	segs;
+	/* Sums every segment shares, so that each adds only its own fields. */
+	uint32_t	ip_sum;		/* IPv4 header without length, ID, csum */
+	uint32_t	pseudo_sum;	/* pseudo-header without the length */
 };
 
 static uint32_t
@@ -222,6 +228,22 @@ gso_hdr_len(const struct cake_pkt *pkt)
 	}
 }
 
+/* The sums of the super-packet's headers that all its segments share. */
+static void
+gso_shared_sums(const struct cake_pkt *pkt, struct gso_layout *lo)
+{
+	const uint8_t	*ip = pkt->data + lo->ip_off;
+
+	if (lo->v6)
+		lo->pseudo_sum = csum_pseudo(ip + 8, ip + 24, 16, lo->proto, 0);
+	else {
+		lo->pseudo_sum = csum_pseudo(ip + 12, ip + 16, 4, lo->proto, 0);
+		/* all but total length (2), ID (4) and checksum (10) */
+		lo->ip_sum = csum_add(csum_add(csum_add(0, ip, 2), ip + 6, 4),
+		    ip + 12, lo->ip_hdr_bytes - 12);
+	}
+}
+
 /* Sets segment i's IP length, and for IPv4 its ID and header checksum. */
 static void
 gso_fill_ip(uint8_t *seg, const struct gso_layout *lo, uint32_t i,
@@ -229,26 +251,28 @@ gso_fill_ip(uint8_t *seg, const struct gso_layout *lo, uint32_t i,
 {
 	uint8_t		*ip = seg + lo->ip_off;
 	uint32_t	 ip_len = lo->hdr_bytes - lo->ip_off + slice_bytes;
+	uint16_t	 id;
 
 	if (lo->v6) {
 		csum_put16(ip + 4, (uint16_t)(ip_len - GSO_IPV6_HDR));
 		return;
 	}
+	id = (uint16_t)(csum_get16(ip + 4) + i);
 	csum_put16(ip + 2, (uint16_t)ip_len);
-	csum_put16(ip + 4, (uint16_t)(csum_get16(ip + 4) + i));
-	csum_put16(ip + 10, 0);
-	csum_put16(ip + 10, csum_fold(csum_add(0, ip, lo->ip_hdr_bytes)));
+	csum_put16(ip + 4, id);
+	csum_put16(ip + 10, csum_fold(lo->ip_sum + ip_len + id));
 }
 
 /*
  * Sets segment i's TCP sequence number and flags or UDP length, then its
- * full L4 checksum; returns the TCP flags.
+ * L4 checksum, full or (partial) the pseudo-header sum; returns the TCP
+ * flags.
  */
 static uint8_t
 gso_fill_l4(uint8_t *seg, const struct gso_layout *lo, uint32_t i,
-    uint32_t slice_bytes)
+    uint32_t slice_bytes, bool partial)
 {
-	uint8_t		*ip = seg + lo->ip_off, *l4 = seg + lo->l4_off;
+	uint8_t		*l4 = seg + lo->l4_off;
 	uint32_t	 l4_len = lo->l4_hdr_bytes + slice_bytes, sum;
 	uint16_t	 csum;
 	uint8_t		 flags = 0;
@@ -268,10 +292,12 @@ gso_fill_l4(uint8_t *seg, const struct gso_layout *lo, uint32_t i,
 		csum_off = GSO_UDP_CSUM_OFF;
 	}
 	csum_put16(l4 + csum_off, 0);
-	if (lo->v6)
-		sum = csum_pseudo(ip + 8, ip + 24, 16, lo->proto, l4_len);
-	else
-		sum = csum_pseudo(ip + 12, ip + 16, 4, lo->proto, l4_len);
+	sum = lo->pseudo_sum + (l4_len >> 16) + (l4_len & 0xffff);
+	if (partial) {
+		/* As NEEDS_CSUM: the folded sum, not its complement. */
+		csum_put16(l4 + csum_off, (uint16_t)~csum_fold(sum));
+		return flags;
+	}
 	csum = csum_fold(csum_add(sum, l4, l4_len));
 	/* RFC 768: a computed UDP checksum of 0 is sent as all ones. */
 	if (csum == 0 && lo->proto == GSO_PROTO_UDP)
@@ -280,10 +306,11 @@ gso_fill_l4(uint8_t *seg, const struct gso_layout *lo, uint32_t i,
 	return flags;
 }
 
-/* Everything but the bytes: a plain, fully checksummed packet. */
+/* Everything but the bytes: a plain packet, its checksum maybe partial. */
 static void
 gso_fill_pkt(struct cake_pkt *seg, const struct cake_pkt *pkt,
-    uint32_t len_bytes, uint8_t tcp_flags, const struct gso_layout *lo)
+    uint32_t len_bytes, uint8_t tcp_flags, const struct gso_layout *lo,
+    bool partial)
 {
 	seg->len = len_bytes;
 	seg->truesize = seg->cap;
@@ -291,10 +318,11 @@ gso_fill_pkt(struct cake_pkt *seg, const struct cake_pkt *pkt,
 	seg->meta_valid = true;
 	seg->hash_valid = pkt->hash_valid;
 	seg->gso_type = CAKE_GSO_NONE;
-	seg->csum_partial = false;
+	seg->csum_partial = partial;
 	seg->gso_size = 0;
-	seg->csum_start = 0;
-	seg->csum_offset = 0;
+	seg->csum_start = partial ? (uint16_t)lo->l4_off : 0;
+	seg->csum_offset = !partial ? 0 : lo->proto == GSO_PROTO_TCP ?
+	    GSO_TCP_CSUM_OFF : GSO_UDP_CSUM_OFF;
 	seg->meta = pkt->meta;
 	seg->meta.l4_len = (uint16_t)(len_bytes - lo->l4_off);
 	seg->meta.ip_end = (uint16_t)len_bytes;
@@ -316,10 +344,15 @@ gso_split(const struct cake_pkt *pkt, const struct cake_env *env,
 	struct cake_pkt		*seg, **tail = out;
 	uint32_t		 i, off_bytes, slice_bytes, len_bytes;
 	uint8_t			 flags;
+	bool			 partial;
 
 	*out = NULL;
 	if (env == NULL || env->alloc == NULL || gso_layout(pkt, &lo) == -1)
 		return -1;
+	gso_shared_sums(pkt, &lo);
+	partial = env->keep_partial_csum && pkt->csum_partial &&
+	    pkt->csum_start == lo.l4_off && pkt->csum_offset ==
+	    (lo.proto == GSO_PROTO_TCP ? GSO_TCP_CSUM_OFF : GSO_UDP_CSUM_OFF);
 	for (i = 0; i < lo.segs; i++) {
 		off_bytes = i * lo.mss_bytes;
 		slice_bytes = lo.payload_bytes - off_bytes;
@@ -339,8 +372,8 @@ gso_split(const struct cake_pkt *pkt, const struct cake_env *env,
 		memcpy(seg->data + lo.hdr_bytes,
 		    pkt->data + lo.hdr_bytes + off_bytes, slice_bytes);
 		gso_fill_ip(seg->data, &lo, i, slice_bytes);
-		flags = gso_fill_l4(seg->data, &lo, i, slice_bytes);
-		gso_fill_pkt(seg, pkt, len_bytes, flags, &lo);
+		flags = gso_fill_l4(seg->data, &lo, i, slice_bytes, partial);
+		gso_fill_pkt(seg, pkt, len_bytes, flags, &lo, partial);
 	}
 	return (int)lo.segs;
 }

@@ -1,11 +1,13 @@
 /*
  * test_gro.c: coalescing on output (src/daemon/gro.c). A TCP super-packet
  * as the kernel hands it over (checksum field holding the pseudo-header
- * sum) is cut by the engine's gso_split() and glued back by gro_build():
+ * sum) is cut by the engine's gso_split() and glued back by gro_gather():
  * the result must be the original, byte for byte, with the GSO fields the
  * kernel needs. Then one change at a time shows which segments must not
  * be glued.
  */
+#include <sys/uio.h>
+
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -127,6 +129,7 @@ build(uint8_t *f, bool v6)
 }
 
 static uint8_t	orig[ETH_BYTES + 40 + TCP_BYTES + PAYLOAD];
+static bool	split_partial;	/* env keep_partial_csum for split() */
 static uint8_t	big_buf[BIG_CAP];
 
 /* Splits the super-packet into segs[] with the engine; returns n. */
@@ -152,6 +155,7 @@ split(bool v6, struct cake_pkt *segs[])
 	memset(&env, 0, sizeof(env));
 	env.link = CAKE_LINK_ETHERNET;
 	env.alloc = alloc_fn;
+	env.keep_partial_csum = split_partial;
 	assert_int_equal(gso_split(&sp, &env, &list), SEGS);
 	for (p = list; p != NULL; p = p->next)
 		segs[n++] = p;
@@ -162,17 +166,28 @@ split(bool v6, struct cake_pkt *segs[])
 static unsigned int
 glue(struct cake_pkt *segs[], unsigned int n, struct cake_pkt *out)
 {
-	unsigned int	k = 1;
+	uint8_t		hdr_buf[GRO_HDR_MAX];
+	struct iovec	iov[GRO_SEGS_MAX];
+	unsigned int	k = 1, i;
+	size_t		off;
 
 	if (!gro_candidate(segs[0]))
 		return 0;
 	while (k < n && gro_follows(segs, k, segs[k], BIG_CAP))
 		k++;
 	if (k > 1) {
-		memset(out, 0, sizeof(*out));
+		/* Gathered as writev() would: headers, then the payloads. */
+		gro_gather(segs, k, out, hdr_buf, iov);
+		assert_in_range(out->cap, 1, sizeof(hdr_buf));
+		memcpy(big_buf, hdr_buf, out->cap);
+		off = out->cap;
+		for (i = 0; i < k; i++) {
+			assert_true(off + iov[i].iov_len <= BIG_CAP);
+			memcpy(big_buf + off, iov[i].iov_base, iov[i].iov_len);
+			off += iov[i].iov_len;
+		}
+		assert_int_equal(off, out->len);
 		out->data = big_buf;
-		out->cap = BIG_CAP;
-		gro_build(segs, k, out);
 	}
 	return k;
 }
@@ -207,6 +222,45 @@ split_then_glued_gives_the_tcpv6_super_packet_back(void **state)
 {
 	(void)state;
 	check_round_trip(true);
+}
+
+/*
+ * With keep_partial_csum the segments carry NEEDS_CSUM and their own
+ * pseudo-header sum: completed as the kernel would, each checksum equals
+ * the one computed in full; glued, they still give the original back.
+ */
+static void
+partial_segments_complete_to_the_full_checksums(void **state)
+{
+	struct cake_pkt	*full[SEGS], *part[SEGS], out;
+	uint8_t		 copy[SEGS][2048];
+	unsigned int	 i, v6;
+	uint32_t	 l4;
+
+	(void)state;
+	for (v6 = 0; v6 < 2; v6++) {
+		l4 = ETH_BYTES + (v6 ? 40 : 20);
+		split_partial = false;
+		assert_int_equal(split(v6, full), SEGS);
+		for (i = 0; i < SEGS; i++) {
+			assert_false(full[i]->csum_partial);
+			memcpy(copy[i], full[i]->data, full[i]->len);
+		}
+		split_partial = true;
+		assert_int_equal(split(v6, part), SEGS);
+		for (i = 0; i < SEGS; i++) {
+			assert_true(part[i]->csum_partial);
+			assert_int_equal(part[i]->csum_start, l4);
+			assert_int_equal(part[i]->csum_offset, 16);
+			assert_int_equal(gso_finish_csum(part[i]), 0);
+			assert_memory_equal(part[i]->data, copy[i],
+			    part[i]->len);
+		}
+		assert_int_equal(split(v6, part), SEGS);
+		assert_int_equal(glue(part, SEGS, &out), SEGS);
+		assert_memory_equal(out.data, orig, out.len);
+	}
+	split_partial = false;
 }
 
 /* One change to segment 4 (of 9): glued are segments 0..stop-1. */
@@ -291,6 +345,8 @@ main(void)
 		    split_then_glued_gives_the_tcpv4_super_packet_back),
 		cmocka_unit_test(
 		    split_then_glued_gives_the_tcpv6_super_packet_back),
+		cmocka_unit_test(
+		    partial_segments_complete_to_the_full_checksums),
 		cmocka_unit_test(a_differing_segment_ends_the_run),
 		cmocka_unit_test(short_segments_and_limits_end_the_run),
 	};

@@ -22,7 +22,12 @@
  *     falls fast enough to drain within about a second.
  *   - load >= 75 % (or a standing queue in caked) and delay below half the
  *     threshold: rise by up to 2.5 % per tick, scaled down to 0 as the
- *     delay approaches half the threshold.
+ *     delay approaches half the threshold. Near the rate at which the last
+ *     cut came (from 90 % of it up to it, for 30 s after the cut) the rise
+ *     is 8 times slower: the capacity is probably just there, and a
+ *     delay-based controller overshoots by about the square root of its
+ *     rise speed before the delay shows it. Past that ceiling the rise is
+ *     full again, since the capacity has grown.
  *   - low load and no bloat: drift 1 % per second toward the base rate.
  *   - no reflector has answered for 10 s: the minimum rate (the safe
  *     choice), until they answer again.
@@ -243,6 +248,7 @@ autorate_cut(struct autorate_dir *d, int64_t delta_ns, uint64_t now_ns)
 	if ((int64_t)permille < AUTORATE_CUT_MIN_PERMILLE ||
 	    permille > 1000)
 		permille = AUTORATE_CUT_MIN_PERMILLE;
+	d->ceiling_Bps = d->rate_Bps;
 	d->rate_Bps = autorate_clamp(d, d->rate_Bps * permille / 1000);
 	d->last_cut_ns = now_ns;
 	d->cut_delta_ns = delta_ns;
@@ -250,9 +256,19 @@ autorate_cut(struct autorate_dir *d, int64_t delta_ns, uint64_t now_ns)
 	return AUTORATE_CUT;
 }
 
+/* Whether the rate is just below the last cut's, which came lately. */
+static bool
+autorate_near_ceiling(const struct autorate_dir *d, uint64_t now_ns)
+{
+	return d->ceiling_Bps != 0 && d->last_cut_ns != 0 &&
+	    now_ns - d->last_cut_ns < AUTORATE_CEILING_NS &&
+	    d->rate_Bps < d->ceiling_Bps &&
+	    d->rate_Bps >= d->ceiling_Bps * AUTORATE_CEILING_PERMILLE / 1000;
+}
+
 /* Loaded and no delay: rise, less as the delay nears half the threshold. */
 static enum autorate_action
-autorate_rise(struct autorate_dir *d, int64_t delta_ns)
+autorate_rise(struct autorate_dir *d, int64_t delta_ns, uint64_t now_ns)
 {
 	int64_t		half = (int64_t)d->p.threshold_ns / 2;
 	int64_t		quarter = half / 2;
@@ -265,6 +281,8 @@ autorate_rise(struct autorate_dir *d, int64_t delta_ns)
 	else
 		permille = (uint64_t)(AUTORATE_RISE_PERMILLE *
 		    (half - delta_ns) / (half - quarter));
+	if (autorate_near_ceiling(d, now_ns))
+		permille /= AUTORATE_CEILING_SLOW;
 	/* the interval scales the step: the rise per second is fixed */
 	step = (uint64_t)((double)d->rate_Bps * (double)permille / 1000.0 *
 	    (double)d->p.interval_ns / (double)AUTORATE_DEF_INTERVAL_NS);
@@ -325,7 +343,7 @@ autorate_dir_tick(struct autorate_dir *d, const struct autorate_delay *dl,
 		if (loaded || d->load_pct >= AUTORATE_CUT_LOAD_PCT)
 			a = autorate_cut(d, delta_ns, now_ns);
 	} else if (loaded)
-		a = autorate_rise(d, delta_ns);
+		a = autorate_rise(d, delta_ns, now_ns);
 	else
 		a = autorate_drift(d, now_ns);
 	if (a != AUTORATE_DRIFT && a != AUTORATE_HOLD)

@@ -29,6 +29,9 @@
 #define AUTORATE_CUT_MIN_PERMILLE 500	/* one cut keeps at least 50 % */
 #define AUTORATE_DRIFT_PERMILLE	10	/* 1 % per drift step */
 #define AUTORATE_QUEUE_BUSY_US	1000	/* caked's own queue: demand > rate */
+#define AUTORATE_CEILING_PERMILLE 900	/* rise slowly from 90 % of it ... */
+#define AUTORATE_CEILING_SLOW	8	/* ... at 1/8 of the speed ... */
+#define AUTORATE_CEILING_NS	30000000000ULL	/* ... for 30 s after a cut */
 
 /* One direction's settings (caked.conf [upload]/[download] autorate-*). */
 struct autorate_params {
@@ -78,6 +81,7 @@ struct autorate_dir {
 	uint64_t		last_sent_bytes;
 	uint64_t		last_cut_ns;	/* 0 = never */
 	int64_t			cut_delta_ns;	/* delta at the last decision */
+	uint64_t		ceiling_Bps;	/* rate at the last cut */
 	uint64_t		last_drift_ns;
 	enum autorate_action	last_action;
 	uint64_t		rises;

@@ -26,8 +26,8 @@
  *     cut came (from 90 % of it up to it, for 30 s after the cut) the rise
  *     is 8 times slower: the capacity is probably just there, and a
  *     delay-based controller overshoots by about the square root of its
- *     rise speed before the delay shows it. Past that ceiling the rise is
- *     full again, since the capacity has grown.
+ *     rise speed before the delay shows it. 10 % past that ceiling the
+ *     rise is twice as fast: the capacity has grown, find it soon.
  *   - low load and no bloat: drift 1 % per second toward the base rate.
  *   - no reflector has answered for 10 s: the minimum rate (the safe
  *     choice), until they answer again.
@@ -266,6 +266,14 @@ autorate_near_ceiling(const struct autorate_dir *d, uint64_t now_ns)
 	    d->rate_Bps >= d->ceiling_Bps * AUTORATE_CEILING_PERMILLE / 1000;
 }
 
+/* Well past the rate of the last cut: the capacity has grown. */
+static bool
+autorate_past_ceiling(const struct autorate_dir *d)
+{
+	return d->ceiling_Bps != 0 &&
+	    d->rate_Bps >= d->ceiling_Bps + d->ceiling_Bps / 10;
+}
+
 /* Loaded and no delay: rise, less as the delay nears half the threshold. */
 static enum autorate_action
 autorate_rise(struct autorate_dir *d, int64_t delta_ns, uint64_t now_ns)
@@ -283,6 +291,8 @@ autorate_rise(struct autorate_dir *d, int64_t delta_ns, uint64_t now_ns)
 		    (half - delta_ns) / (half - quarter));
 	if (autorate_near_ceiling(d, now_ns))
 		permille /= AUTORATE_CEILING_SLOW;
+	else if (autorate_past_ceiling(d))
+		permille *= 2;
 	/* the interval scales the step: the rise per second is fixed */
 	step = (uint64_t)((double)d->rate_Bps * (double)permille / 1000.0 *
 	    (double)d->p.interval_ns / (double)AUTORATE_DEF_INTERVAL_NS);

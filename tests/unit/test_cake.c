@@ -62,7 +62,7 @@ static void
 create_rejects_bad_parameters(void **state)
 {
 	struct cake_config	cfg;
-	struct cake_env		env = { CAKE_LINK_IP, 1500, 1, NULL, NULL };
+	struct cake_env		env = { CAKE_LINK_IP, 1500, 1, NULL, NULL, false };
 	int			err;
 
 	(void)state;

@@ -13,6 +13,10 @@
  * sum, "conservative" sets it to 48, and "raw" anywhere on the line keeps
  * raw mode (the kernel handles RAW after OVERHEAD). Unlike tc, "mpu 0"
  * resets the mpu, and at most one of rtt and the rtt presets may appear.
+ *
+ * One keyword is caked's, not tc's: "queues N" (a power of two from 1024
+ * to 65536, default 1024) sets the flow queues and host slots per tin. It
+ * can only be given to a new instance (cake_change() refuses a change).
  */
 #ifndef CAKED_CAKED_KEYWORDS_H
 #define CAKED_CAKED_KEYWORDS_H
@@ -39,8 +43,9 @@ int	keywords_parse_argv(struct cake_config *cfg, int argc,
 int	keywords_parse_line(struct cake_config *cfg, const char *line,
 	    char *err, size_t errlen);
 /*
- * Prints cfg as tc prints the options line. Returns 0, or -1 (and "") if
- * buf is too small or an enum of cfg is out of range.
+ * Prints cfg as tc prints the options line (with " queues N" at the end
+ * when it is not the default). Returns 0, or -1 (and "") if buf is too
+ * small or an enum of cfg (or queues) is out of range.
  */
 int	keywords_format(const struct cake_config *cfg, char *buf, size_t len);
 

@@ -10,7 +10,10 @@
  * and the value; on error the config is left untouched.
  *
  * Printing gives exactly tc's options line, and every value is printed so
- * that parsing it gives the same number back.
+ * that parsing it gives the same number back. One keyword is caked's own,
+ * not tc's: "queues N" sizes the flow tables (struct cake_config); it is
+ * printed last and only when it is not the default, so a default line is
+ * still one tc would print.
  *
  * This module is pure: no I/O, no allocation, no globals but const tables.
  */
@@ -51,6 +54,7 @@ enum kw_action {
 	KW_FRAMING,
 	KW_INGRESS,
 	KW_FWMARK,
+	KW_QUEUES,
 	KW_IGNORED,
 };
 
@@ -132,6 +136,8 @@ static const struct keyword keywords[] = {
 	{ "ingress", KW_INGRESS, 1, 0, 0, 0, 0 },
 	{ "egress", KW_INGRESS, 0, 0, 0, 0, 0 },
 	{ "fwmark", KW_FWMARK, 0, 0, 0, 0, 0 },
+	/* caked extension, not in tc-cake(8): flow queues per tin */
+	{ "queues", KW_QUEUES, 0, 0, 0, 0, 0 },
 };
 #define KW_COUNT	(sizeof(keywords) / sizeof(keywords[0]))
 
@@ -142,6 +148,8 @@ struct kw_parse {
 	bool			 overhead_set;
 	bool			 raw;
 	const char		*rtt_by;	/* keyword that set the rtt */
+	bool			 rate_set;	/* bandwidth or unlimited given */
+	bool			 split_set;	/* [no-]split-gso given */
 };
 
 static int	kw_fail(char *, size_t, const char *, ...)
@@ -395,6 +403,24 @@ bad:
 	    "fwmark '%s': not a mask (decimal or 0x hex)", shown);
 }
 
+/* "16384": a power of two from CAKE_QUEUES_MIN to CAKE_QUEUES_MAX. */
+static int
+kw_queues(const char *val, uint32_t *queues, char *err, size_t errlen)
+{
+	char	shown[KW_TOKEN_SHOWN + 4];
+	int64_t	n;
+
+	kw_show(val, shown, sizeof(shown));
+	if (kw_integer(val, &n) == -1)
+		return kw_fail(err, errlen, "queues '%s': not an integer",
+		    shown);
+	if (n < CAKE_QUEUES_MIN || n > CAKE_QUEUES_MAX || (n & (n - 1)) != 0)
+		return kw_fail(err, errlen, "queues %s: must be a power of two "
+		    "from %d to %d", shown, CAKE_QUEUES_MIN, CAKE_QUEUES_MAX);
+	*queues = (uint32_t)n;
+	return 0;
+}
+
 /* Applies a keyword that takes a value. */
 static int
 kw_apply_value(struct kw_parse *p, const struct keyword *k, const char *val,
@@ -418,6 +444,7 @@ kw_apply_value(struct kw_parse *p, const struct keyword *k, const char *val,
 			    "byte/s (use 'unlimited' for no shaping)", shown);
 		p->cfg.rate_Bps = v64;
 		p->cfg.autorate_ingress = false;
+		p->rate_set = true;
 		return 0;
 	case KW_RTT:
 		if (keywords_parse_time(val, &v32, e, sizeof(e)) == -1)
@@ -447,6 +474,8 @@ kw_apply_value(struct kw_parse *p, const struct keyword *k, const char *val,
 		return 0;
 	case KW_FWMARK:
 		return kw_fwmark(val, &p->cfg.fwmark_mask, err, errlen);
+	case KW_QUEUES:
+		return kw_queues(val, &p->cfg.queues, err, errlen);
 	default:
 		return kw_fail(err, errlen, "%s: internal error", k->name);
 	}
@@ -460,6 +489,7 @@ kw_apply_flag(struct kw_parse *p, const struct keyword *k)
 	case KW_UNLIMITED:
 		p->cfg.rate_Bps = 0;
 		p->cfg.autorate_ingress = false;
+		p->rate_set = true;
 		break;
 	case KW_AUTORATE:
 		p->cfg.autorate_ingress = true;
@@ -482,6 +512,7 @@ kw_apply_flag(struct kw_parse *p, const struct keyword *k)
 		break;
 	case KW_SPLIT_GSO:
 		p->cfg.split_gso = k->mode;
+		p->split_set = true;
 		break;
 	case KW_ACK:
 		p->cfg.ack_filter = (enum cake_ack_filter)k->mode;
@@ -524,6 +555,7 @@ kw_takes_value(const struct keyword *k)
 	case KW_OVERHEAD:
 	case KW_MPU:
 	case KW_FWMARK:
+	case KW_QUEUES:
 		return true;
 	default:
 		return false;
@@ -545,6 +577,12 @@ kw_find(const char *tok)
 static int
 kw_finish(struct kw_parse *p, char *err, size_t errlen)
 {
+	/*
+	 * A rate given without [no-]split-gso brings its default: split at
+	 * up to 1 Gbit/s, not above and not unlimited (cake.h).
+	 */
+	if (p->rate_set && !p->split_set)
+		p->cfg.split_gso = cake_split_gso_default(p->cfg.rate_Bps);
 	if (!p->overhead_set)
 		return 0;
 	if (p->overhead_sum < KW_OVERHEAD_MIN ||
@@ -689,6 +727,12 @@ kw_format_tail(const struct cake_config *cfg, char *buf, size_t len,
 	if (cfg->fwmark_mask != 0 &&
 	    units_append(buf, len, pos, " fwmark 0x%" PRIx32,
 	    cfg->fwmark_mask) == -1)
+		return -1;
+	/* caked's extension, printed only when set, so that it parses back. */
+	if (cfg->queues != CAKE_QUEUES_DEFAULT &&
+	    (cfg->queues < CAKE_QUEUES_MIN || cfg->queues > CAKE_QUEUES_MAX ||
+	    (cfg->queues & (cfg->queues - 1)) != 0 ||
+	    units_append(buf, len, pos, " queues %" PRIu32, cfg->queues) == -1))
 		return -1;
 	return 0;
 }

@@ -68,6 +68,7 @@ struct config_ctx {
 #define F_ATM		0x1000
 #define F_MEMLIMIT	0x2000
 #define F_FWMARK	0x4000
+#define F_QUEUES	0x8000
 #define F_FRAMING	(F_OVERHEAD | F_MPU | F_ATM)
 
 enum dir_kind {
@@ -114,6 +115,8 @@ static const struct dir_key dir_keys[] = {
 	{ "memlimit", DK_ARG, "memlimit", NULL, F_MEMLIMIT,
 	    "a size (e.g. 4mb)" },
 	{ "fwmark", DK_ARG, "fwmark", NULL, F_FWMARK, "a mask (e.g. 0xff)" },
+	{ "queues", DK_ARG, "queues", NULL, F_QUEUES,
+	    "a power of two from 1024 to 65536" },
 	{ "ack-filter", DK_ACK, NULL, NULL, F_ACK, "yes, no or aggressive" },
 	{ "nat", DK_BOOL, "nat", "nonat", F_NAT, "yes or no" },
 	{ "wash", DK_BOOL, "wash", "nowash", F_WASH, "yes or no" },
@@ -256,6 +259,7 @@ config_changed(const struct cake_config *a, const struct cake_config *b)
 	m |= a->atm != b->atm ? F_ATM : 0;
 	m |= a->memlimit_bytes != b->memlimit_bytes ? F_MEMLIMIT : 0;
 	m |= a->fwmark_mask != b->fwmark_mask ? F_FWMARK : 0;
+	m |= a->queues != b->queues ? F_QUEUES : 0;
 	return m;
 }
 
@@ -297,6 +301,7 @@ config_probe(int argc, char *argv[])
 	    CAKE_ATM_PTM;
 	base[1].memlimit_bytes = base[0].memlimit_bytes + 123456;
 	base[1].fwmark_mask = base[0].fwmark_mask ^ 0x10;
+	base[1].queues = base[0].queues * 2;
 	for (i = 0; i < 2; i++) {
 		probe = base[i];
 		if (keywords_parse_argv(&probe, argc, argv, err,
@@ -419,6 +424,33 @@ config_dir_key(struct config_ctx *ctx, int sec, const char *key, int lineno,
 	*cc = next;
 }
 
+/*
+ * options comes first, so a bandwidth key after it brings the split-gso
+ * default of its rate; a split-gso or no-split-gso written in options
+ * must still win (unless the split-gso key itself is set).
+ */
+static void
+config_dir_options_split(struct config_ctx *ctx, int sec,
+    struct cake_config *cc)
+{
+	char	 value[INIFILE_LINE_MAX + 1];
+	char	*argv[CONFIG_TOKENS_MAX];
+	int	 argc, i;
+
+	if (inifile_find(ctx->file, sec, "options") == 0 ||
+	    inifile_find(ctx->file, sec, "split-gso") != 0)
+		return;
+	config_value(ctx, sec, "options", value, sizeof(value));
+	if ((argc = config_split(value, argv, CONFIG_TOKENS_MAX)) == -1)
+		return;		/* reported */
+	for (i = 0; i < argc; i++) {
+		if (strcmp(argv[i], "split-gso") == 0)
+			cc->split_gso = true;
+		else if (strcmp(argv[i], "no-split-gso") == 0)
+			cc->split_gso = false;
+	}
+}
+
 static void
 config_dir(struct config_ctx *ctx, int sec, struct cake_config *cc)
 {
@@ -446,6 +478,7 @@ config_dir(struct config_ctx *ctx, int sec, struct cake_config *cc)
 		if (line != 0)
 			config_dir_key(ctx, sec, key, line, &dir_keys[i], cc);
 	}
+	config_dir_options_split(ctx, sec, cc);
 }
 
 /* ---- [general] --------------------------------------------------------- */
@@ -805,5 +838,11 @@ config_restart_needed(const struct caked_config *old,
 		return "[general] admin-group";
 	if (old->log_syslog != new->log_syslog)
 		return "[general] log";
+	/* The engine sizes its flow tables once (cake_change refuses). */
+	if (old->cake[CONFIG_UPLOAD].queues != new->cake[CONFIG_UPLOAD].queues)
+		return "[upload] queues";
+	if (old->cake[CONFIG_DOWNLOAD].queues !=
+	    new->cake[CONFIG_DOWNLOAD].queues)
+		return "[download] queues";
 	return NULL;
 }

@@ -55,7 +55,8 @@ struct ctlcmd_host {
 /*
  * Working memory of hosts and flows, allocated once by the daemon (a
  * request must not allocate): max entries each, max at least
- * CAKE_MAX_TINS * CAKE_QUEUES so that every flow of an instance fits.
+ * CAKE_MAX_TINS times the largest instance's queues (struct cake_config)
+ * so that every flow of an instance fits.
  */
 struct ctlcmd_scratch {
 	struct cake_flow_stats	*flows;

@@ -255,8 +255,8 @@ loop_apply(struct loop *l, const struct caked_config *new)
 	for (i = 0; i < CONFIG_DIRS; i++) {
 		if ((err = cake_change(l->setup.cake[i], &new->cake[i],
 		    now_ns)) != CAKE_OK) {
-			log_warnx("%s: engine refused the new options (error "
-			    "%d)", config_dir_name(i), err);
+			log_warnx("%s: engine refused the new options: %s",
+			    config_dir_name(i), cake_strerror(err));
 			return -1;
 		}
 	}
@@ -333,9 +333,15 @@ loop_ctl_change(void *arg, int dir, const struct cake_config *cfg,
 
 	if (dir < 0 || dir >= CONFIG_DIRS || l->setup.cake[dir] == NULL)
 		return -1;
-	if ((rc = cake_change(l->setup.cake[dir], cfg, now_ns)) != CAKE_OK) {
-		(void)snprintf(err, errlen, "the engine refused the options "
-		    "(error %d)", rc);
+	if ((rc = cake_change(l->setup.cake[dir], cfg, now_ns)) ==
+	    CAKE_ERR_QUEUES) {
+		(void)snprintf(err, errlen, "queues cannot change while caked "
+		    "runs (it sizes the flow tables): set it in the "
+		    "configuration file and restart caked");
+		return -1;
+	} else if (rc != CAKE_OK) {
+		(void)snprintf(err, errlen, "the engine refused the options: "
+		    "%s", cake_strerror(rc));
 		return -1;
 	}
 	l->setup.cfg->cake[dir] = *cfg;
@@ -424,11 +430,24 @@ loop_ctl_start(struct loop *l)
 {
 	struct ctlcmd_scratch	*s = &l->ctl_scratch;
 	struct ctlcmd_ops	 ops;
+	struct cake_config	 cc;
+	uint32_t		 queues = CAKE_QUEUES_DEFAULT;
+	int			 i;
 
 	if (l->setup.ctl == NULL)
 		return 0;
-	/* Every flow of one instance; requests are served one at a time. */
-	s->max = CAKE_MAX_TINS * CAKE_QUEUES;
+	/*
+	 * Every flow of the larger instance; requests are served one at a
+	 * time. An instance's queues never change (cake_change refuses).
+	 */
+	for (i = 0; i < CONFIG_DIRS; i++) {
+		if (l->setup.cake[i] == NULL)
+			continue;
+		cake_get_config(l->setup.cake[i], &cc);
+		if (cc.queues > queues)
+			queues = cc.queues;
+	}
+	s->max = CAKE_MAX_TINS * queues;
 	s->flows = calloc(s->max, sizeof(*s->flows));
 	s->hosts = calloc(s->max, sizeof(*s->hosts));
 	if (s->flows == NULL || s->hosts == NULL) {

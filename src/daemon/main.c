@@ -183,8 +183,8 @@ main_engines(struct main_state *ms)
 		env.keep_partial_csum = tun_has_vnet(ms->fd[i]);
 		if ((ms->cake[i] = cake_create(&ms->cfg.cake[i], &env,
 		    &err)) == NULL) {
-			log_warnx("%s: cannot create the CAKE instance (error "
-			    "%d)", config_dir_name(i), err);
+			log_warnx("%s: cannot create the CAKE instance: %s",
+			    config_dir_name(i), cake_strerror(err));
 			return -1;
 		}
 	}

@@ -77,7 +77,6 @@ cake_pop(struct cake *c, unsigned int tin, unsigned int idx)
 	struct cake_tin		*t = &c->tins[tin];
 	struct cake_flow	*f = &t->flows[idx];
 	struct cake_pkt		*pkt = f->head;
-	uint16_t		 entry = (uint16_t)(tin * CAKE_QUEUES + idx);
 
 	if (pkt == NULL)
 		return NULL;
@@ -87,11 +86,13 @@ cake_pop(struct cake *c, unsigned int tin, unsigned int idx)
 	pkt->next = NULL;
 	f->qlen--;
 	t->backlog_bytes -= pkt->len;
-	c->backlogs[entry] -= pkt->len;
+	t->backlogs[idx] -= pkt->len;
 	c->backlog_bytes -= pkt->len;
 	c->backlog_pkts--;
 	c->buffer_used -= pkt->truesize;
-	overflow_update(&c->heap, c->backlogs, entry);
+	if (overflow_active(&c->heap))
+		overflow_update(&c->heap, c->backlogs,
+		    cake_entry(c, tin, idx));
 	return pkt;
 }
 
@@ -130,6 +131,9 @@ validate(const struct cake_config *cfg)
 	if (cfg->overhead < -64 || cfg->overhead > 256 || cfg->mpu > 256)
 		return CAKE_ERR_INVAL;
 	if (cfg->rtt_us == 0 || cfg->target_us == 0)
+		return CAKE_ERR_INVAL;
+	if (cfg->queues < CAKE_QUEUES_MIN || cfg->queues > CAKE_QUEUES_MAX ||
+	    (cfg->queues & (cfg->queues - 1)) != 0)
 		return CAKE_ERR_INVAL;
 	return CAKE_OK;
 }
@@ -194,7 +198,7 @@ tin_flush(struct cake *c, unsigned int i, enum cake_drop_reason reason)
 	struct cake_tin	*t = &c->tins[i];
 	unsigned int	 q;
 
-	for (q = 0; q < CAKE_QUEUES; q++) {
+	for (q = 0; q < c->queues; q++) {
 		struct cake_flow	*f = &t->flows[q];
 		struct cake_pkt		*pkt;
 
@@ -214,7 +218,7 @@ tin_flush(struct cake *c, unsigned int i, enum cake_drop_reason reason)
 	t->bulk_flows = 0;
 	t->decaying_flows_n = 0;
 	t->unresponsive_flows = 0;
-	memset(t->hosts, 0, sizeof(t->hosts));
+	memset(t->hosts, 0, c->queues * sizeof(*t->hosts));
 }
 
 /* Applies the rate-dependent parameters of c->cfg to every tin. */
@@ -250,18 +254,46 @@ apply_config(struct cake *c, const struct cake_config *cfg)
 		c->peak_Bps = cfg->rate_Bps;
 }
 
-static void
-init_tin(struct cake_tin *t)
+/*
+ * The instance's tables, in one allocation: per tin, queues flows, host
+ * slots and tags; then the backlogs and the overflow heap over every
+ * queue of every tin. Largest alignment first, so each part stays aligned.
+ */
+static int
+alloc_tables(struct cake *c)
 {
-	unsigned int	q;
+	size_t		 n = (size_t)CAKE_MAX_TINS * c->queues;
+	size_t		 flows = n * sizeof(struct cake_flow);
+	size_t		 hosts = n * sizeof(struct cake_host);
+	size_t		 words = n * sizeof(uint32_t);
+	uint8_t		*p;
+	unsigned int	 i, q;
 
-	list_init(&t->new_flows);
-	list_init(&t->old_flows);
-	list_init(&t->decaying_flows);
-	for (q = 0; q < CAKE_QUEUES; q++) {
-		list_init(&t->flows[q].chain);
-		cobalt_vars_init(&t->flows[q].cvars);
+	if ((p = calloc(1, flows + hosts + 4 * words)) == NULL)
+		return -1;
+	c->tables = p;
+	c->backlogs = (uint32_t *)(void *)(p + flows + hosts + words);
+	overflow_init(&c->heap, c->backlogs + n, c->backlogs + 2 * n,
+	    (uint32_t)n);
+	for (i = 0; i < CAKE_MAX_TINS; i++) {
+		struct cake_tin	*t = &c->tins[i];
+
+		t->flows = (struct cake_flow *)(void *)p +
+		    (size_t)i * c->queues;
+		t->hosts = (struct cake_host *)(void *)(p + flows) +
+		    (size_t)i * c->queues;
+		t->tags = (uint32_t *)(void *)(p + flows + hosts) +
+		    (size_t)i * c->queues;
+		t->backlogs = c->backlogs + (size_t)i * c->queues;
+		list_init(&t->new_flows);
+		list_init(&t->old_flows);
+		list_init(&t->decaying_flows);
+		for (q = 0; q < c->queues; q++) {
+			list_init(&t->flows[q].chain);
+			cobalt_vars_init(&t->flows[q].cvars);
+		}
 	}
+	return 0;
 }
 
 struct cake *
@@ -270,7 +302,6 @@ cake_create(const struct cake_config *cfg, const struct cake_env *env,
 {
 	struct cake	*c;
 	uint64_t	 s;
-	unsigned int	 i;
 
 	*err = validate(cfg);
 	if (*err != CAKE_OK)
@@ -284,13 +315,17 @@ cake_create(const struct cake_config *cfg, const struct cake_env *env,
 		*err = CAKE_ERR_NOMEM;
 		return NULL;
 	}
+	c->queues = cfg->queues;
+	if (alloc_tables(c) == -1) {
+		free(c);
+		*err = CAKE_ERR_NOMEM;
+		return NULL;
+	}
 	c->env = *env;
 	s = env->seed;
 	c->hash_key[0] = splitmix64(&s);
 	c->hash_key[1] = splitmix64(&s);
 	c->rng = splitmix64(&s) | 1;
-	for (i = 0; i < CAKE_MAX_TINS; i++)
-		init_tin(&c->tins[i]);
 	c->min_netlen = UINT32_MAX;
 	c->min_adjlen = UINT32_MAX;
 	apply_config(c, cfg);
@@ -300,6 +335,9 @@ cake_create(const struct cake_config *cfg, const struct cake_env *env,
 void
 cake_destroy(struct cake *c)
 {
+	if (c == NULL)
+		return;
+	free(c->tables);
 	free(c);
 }
 
@@ -310,6 +348,8 @@ cake_change(struct cake *c, const struct cake_config *cfg, uint64_t now_ns)
 
 	if (err != CAKE_OK)
 		return err;
+	if (cfg->queues != c->queues)
+		return CAKE_ERR_QUEUES;
 	if (cfg->autorate_ingress && !c->cfg.autorate_ingress)
 		c->last_reconfig_ns = now_ns;
 	apply_config(c, cfg);
@@ -323,6 +363,24 @@ cake_autorate_apply(struct cake *c, uint64_t now_ns)
 	c->cfg.rate_Bps = c->peak_Bps * 15 / 16;
 	c->last_reconfig_ns = now_ns;
 	apply_rates(c);
+}
+
+const char *
+cake_strerror(int err)
+{
+	switch (err) {
+	case CAKE_OK:
+		return "no error";
+	case CAKE_ERR_INVAL:
+		return "a parameter out of range";
+	case CAKE_ERR_NOMEM:
+		return "out of memory";
+	case CAKE_ERR_QUEUES:
+		return "the number of queues is fixed when the instance is "
+		    "created";
+	default:
+		return "unknown error";
+	}
 }
 
 void

@@ -79,7 +79,6 @@ append(struct cake *c, unsigned int tin, unsigned int idx,
 {
 	struct cake_tin		*t = &c->tins[tin];
 	struct cake_flow	*f = &t->flows[idx];
-	uint16_t		 entry = (uint16_t)(tin * CAKE_QUEUES + idx);
 
 	pkt->next = NULL;
 	if (f->tail != NULL)
@@ -91,11 +90,13 @@ append(struct cake *c, unsigned int tin, unsigned int idx,
 	f->bytes += pkt->len;
 	f->pkts++;
 	t->backlog_bytes += pkt->len;
-	c->backlogs[entry] += pkt->len;
+	t->backlogs[idx] += pkt->len;
 	c->backlog_bytes += pkt->len;
 	c->backlog_pkts++;
 	c->buffer_used += pkt->truesize;
-	overflow_update(&c->heap, c->backlogs, entry);
+	if (overflow_active(&c->heap))
+		overflow_update(&c->heap, c->backlogs,
+		    cake_entry(c, tin, idx));
 }
 
 /* §6: drops one ACK that the new tail makes redundant, if any. */
@@ -186,7 +187,7 @@ autorate(struct cake *c, uint32_t len, uint64_t now_ns)
 		cake_autorate_apply(c, now_ns);
 }
 
-#define DROP_NONE	UINT16_MAX	/* drop_fattest(): nothing dropped */
+#define DROP_NONE	UINT32_MAX	/* drop_fattest(): nothing dropped */
 
 /*
  * §5: drops the head of the longest queue; returns its entry, or DROP_NONE
@@ -194,16 +195,17 @@ autorate(struct cake *c, uint32_t len, uint64_t now_ns)
  * only zero-length packets are queued (fuzz finding: the memlimit loop in
  * enqueue_one() then spun forever).
  */
-static uint16_t
+static uint32_t
 drop_fattest(struct cake *c, uint64_t now_ns)
 {
-	uint16_t		 entry = overflow_top(&c->heap, c->backlogs);
-	unsigned int		 tin = entry / CAKE_QUEUES;
+	uint32_t		 entry = overflow_top(&c->heap, c->backlogs);
+	unsigned int		 tin = entry / c->queues;
+	unsigned int		 idx = entry % c->queues;
 	struct cake_tin		*t = &c->tins[tin];
-	struct cake_flow	*f = &t->flows[entry % CAKE_QUEUES];
+	struct cake_flow	*f = &t->flows[idx];
 	struct cake_pkt		*pkt;
 
-	pkt = cake_pop(c, tin, entry % CAKE_QUEUES);
+	pkt = cake_pop(c, tin, idx);
 	if (pkt == NULL)
 		return DROP_NONE;
 	if (cobalt_queue_full(&f->cvars, &t->cparams, now_ns))
@@ -223,7 +225,7 @@ enqueue_one(struct cake *c, struct cake_pkt *pkt, uint64_t now_ns,
 {
 	unsigned int	 tin = classify(c, pkt), idx;
 	struct cake_tin	*t = &c->tins[tin];
-	uint16_t	 entry;
+	uint32_t	 entry;
 	bool		 self = false;
 
 	idx = flows_lookup(c, t, pkt);
@@ -257,7 +259,7 @@ enqueue_one(struct cake *c, struct cake_pkt *pkt, uint64_t now_ns,
 		entry = drop_fattest(c, now_ns);
 		if (entry == DROP_NONE)
 			break;
-		if (entry == tin * CAKE_QUEUES + idx)
+		if (entry == cake_entry(c, tin, idx))
 			self = true;
 	}
 	return self ? CAKE_ENQ_DROPPED : CAKE_ENQ_QUEUED;

@@ -101,11 +101,14 @@ dual_dst(enum cake_flow_mode m)
 	return m == CAKE_FLOW_DUAL_DST || m == CAKE_FLOW_TRIPLE;
 }
 
-/* Finds the host slot for hash h by tag, else one with no bulk flows (§3). */
+/*
+ * Finds the host slot for hash h by tag, else one with no bulk flows (§3).
+ * A tin has as many host slots as queues, a power of two.
+ */
 static uint16_t
-host_slot(struct cake_tin *t, uint32_t h, bool src)
+host_slot(const struct cake *c, struct cake_tin *t, uint32_t h, bool src)
 {
-	unsigned int	idx = h % CAKE_HOSTS;
+	unsigned int	idx = h & (c->queues - 1);
 	unsigned int	inner = idx % CAKE_SET_WAYS, outer = idx - inner;
 	unsigned int	i, k;
 
@@ -148,9 +151,9 @@ mode_flow_hash(const struct cake *c, const struct cake_tuple *t)
 
 /* Set-associative search; returns the way's index and whether hosts need allocating. */
 static unsigned int
-find_way(struct cake_tin *t, uint32_t h, bool *fresh)
+find_way(const struct cake *c, struct cake_tin *t, uint32_t h, bool *fresh)
 {
-	unsigned int	idx = h % CAKE_QUEUES;
+	unsigned int	idx = h & (c->queues - 1);
 	unsigned int	inner = idx % CAKE_SET_WAYS, outer = idx - inner;
 	unsigned int	i, k;
 
@@ -196,7 +199,7 @@ flows_lookup(struct cake *c, struct cake_tin *t, const struct cake_pkt *pkt)
 		return 0;
 	}
 	h = mode_flow_hash(c, keys);
-	idx = find_way(t, h, &fresh);
+	idx = find_way(c, t, h, &fresh);
 	f = &t->flows[idx];
 	if (fresh && t->tags[idx] != h && f->set == FLOW_SET_BULK)
 		flows_bulk_dec(c, t, f);	/* collision: the old hosts lose it */
@@ -214,13 +217,13 @@ flows_lookup(struct cake *c, struct cake_tin *t, const struct cake_pkt *pkt)
 	}
 	t->tags[idx] = h;
 	if (dual_src(mode)) {
-		f->srchost = host_slot(t, host_hash(c->hash_key, keys,
+		f->srchost = host_slot(c, t, host_hash(c->hash_key, keys,
 		    keys->src), true);
 		if (f->set == FLOW_SET_BULK)
 			t->hosts[f->srchost].srchost_bulk++;
 	}
 	if (dual_dst(mode)) {
-		f->dsthost = host_slot(t, host_hash(c->hash_key, keys,
+		f->dsthost = host_slot(c, t, host_hash(c->hash_key, keys,
 		    keys->dst), false);
 		if (f->set == FLOW_SET_BULK)
 			t->hosts[f->dsthost].dsthost_bulk++;

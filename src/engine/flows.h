@@ -1,6 +1,7 @@
 /*
  * flows.h: flow and host hashing with the set-associative tables of
- * CAKE-SPEC §3 (1024 queues and 1024 host slots per tin, 8 ways), and the
+ * CAKE-SPEC §3 (1024 queues and 1024 host slots per tin, or as many as
+ * caked's "queues" sets; 8 ways), and the
  * per-host bulk-flow counts that scale a flow's DRR quantum.
  */
 #ifndef CAKED_ENGINE_FLOWS_H

@@ -50,10 +50,15 @@ struct cake_host {
 	uint16_t	dsthost_bulk;	/* bulk flows with this destination */
 };
 
+/*
+ * The tables are c->queues long each (flow queues and host slots alike),
+ * carved out of the instance's one table allocation (cake.c).
+ */
 struct cake_tin {
-	struct cake_flow	flows[CAKE_QUEUES];
-	uint32_t		tags[CAKE_QUEUES];
-	struct cake_host	hosts[CAKE_HOSTS];
+	struct cake_flow	*flows;
+	uint32_t		*tags;
+	struct cake_host	*hosts;
+	uint32_t		*backlogs;	/* its part of c->backlogs */
 	struct list_node	new_flows;
 	struct list_node	old_flows;
 	struct list_node	decaying_flows;
@@ -98,6 +103,8 @@ struct cake {
 	struct shaper_rate	rate;		/* global shaper, = tin 0's */
 	uint64_t		hash_key[2];
 	uint64_t		rng;		/* xorshift64* state */
+	uint32_t		queues;		/* per tin, a power of 2 (§3) */
+	void			*tables;	/* the block of every table */
 
 	/* Shaper clocks (§2). */
 	uint64_t		time_next_ns;
@@ -110,7 +117,7 @@ struct cake {
 	uint64_t		buffer_limit;
 	uint64_t		backlog_pkts;
 	uint64_t		backlog_bytes;
-	uint32_t		backlogs[CAKE_MAX_TINS * CAKE_QUEUES];
+	uint32_t		*backlogs;	/* by cake_entry() */
 	struct overflow		heap;
 
 	/* Autorate-ingress (§7). */
@@ -139,6 +146,13 @@ struct cake {
 
 	struct cake_tin		tins[CAKE_MAX_TINS];
 };
+
+/* The backlogs[] and overflow heap index of queue idx of tin. */
+static inline uint32_t
+cake_entry(const struct cake *c, unsigned int tin, unsigned int idx)
+{
+	return tin * c->queues + idx;
+}
 
 /* Shared between the instance modules (defined in cake.c). */
 uint32_t	cake_rand(struct cake *c);

@@ -8,12 +8,12 @@
 static void
 swap_at(struct overflow *o, uint32_t a, uint32_t b)
 {
-	uint16_t	ea = o->heap[a], eb = o->heap[b];
+	uint32_t	ea = o->heap[a], eb = o->heap[b];
 
 	o->heap[a] = eb;
 	o->heap[b] = ea;
-	o->pos[eb] = (uint16_t)a;
-	o->pos[ea] = (uint16_t)b;
+	o->pos[eb] = a;
+	o->pos[ea] = b;
 }
 
 static void
@@ -22,9 +22,9 @@ sift_down(struct overflow *o, const uint32_t *keys, uint32_t i)
 	for (;;) {
 		uint32_t	l = 2 * i + 1, r = l + 1, m = i;
 
-		if (l < OVERFLOW_ENTRIES && keys[o->heap[l]] > keys[o->heap[m]])
+		if (l < o->entries && keys[o->heap[l]] > keys[o->heap[m]])
 			m = l;
-		if (r < OVERFLOW_ENTRIES && keys[o->heap[r]] > keys[o->heap[m]])
+		if (r < o->entries && keys[o->heap[r]] > keys[o->heap[m]])
 			m = r;
 		if (m == i)
 			return;
@@ -51,15 +51,25 @@ build(struct overflow *o, const uint32_t *keys)
 {
 	uint32_t	i;
 
-	for (i = 0; i < OVERFLOW_ENTRIES; i++) {
-		o->heap[i] = (uint16_t)i;
-		o->pos[i] = (uint16_t)i;
+	for (i = 0; i < o->entries; i++) {
+		o->heap[i] = i;
+		o->pos[i] = i;
 	}
-	for (i = OVERFLOW_ENTRIES / 2; i-- > 0;)
+	for (i = o->entries / 2; i-- > 0;)
 		sift_down(o, keys, i);
 }
 
-uint16_t
+void
+overflow_init(struct overflow *o, uint32_t *heap, uint32_t *pos,
+    uint32_t entries)
+{
+	o->heap = heap;
+	o->pos = pos;
+	o->entries = entries;
+	o->keep = 0;
+}
+
+uint32_t
 overflow_top(struct overflow *o, const uint32_t *keys)
 {
 	if (o->keep == 0)
@@ -69,7 +79,7 @@ overflow_top(struct overflow *o, const uint32_t *keys)
 }
 
 void
-overflow_update(struct overflow *o, const uint32_t *keys, uint16_t entry)
+overflow_update(struct overflow *o, const uint32_t *keys, uint32_t entry)
 {
 	uint32_t	i;
 
@@ -94,7 +104,7 @@ overflow_check(const struct overflow *o, const uint32_t *keys)
 
 	if (o->keep == 0)
 		return true;
-	for (i = 0; i < OVERFLOW_ENTRIES; i++) {
+	for (i = 0; i < o->entries; i++) {
 		if (o->pos[o->heap[i]] != i)
 			return false;
 		if (i > 0 && keys[o->heap[(i - 1) / 2]] < keys[o->heap[i]])

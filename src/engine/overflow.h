@@ -11,20 +11,41 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#define OVERFLOW_ENTRIES	(8 * 1024)	/* CAKE_MAX_TINS * CAKE_QUEUES */
 #define OVERFLOW_KEEP		65535		/* dequeues the heap stays valid */
 
+/*
+ * entries = CAKE_MAX_TINS * queues per tin; the two arrays, entries long
+ * each, belong to the caller (the instance allocates them at creation).
+ */
 struct overflow {
-	uint16_t	heap[OVERFLOW_ENTRIES];	/* heap position -> entry */
-	uint16_t	pos[OVERFLOW_ENTRIES];	/* entry -> heap position */
+	uint32_t	*heap;			/* heap position -> entry */
+	uint32_t	*pos;			/* entry -> heap position */
+	uint32_t	entries;
 	uint32_t	keep;			/* 0: heap not maintained */
 };
 
-/* Returns the entry (tin * 1024 + queue) with the largest key, building the heap if needed. */
-uint16_t	overflow_top(struct overflow *o, const uint32_t *keys);
+/*
+ * Whether the heap is maintained (for OVERFLOW_KEEP dequeues after an
+ * overflow): only then must a backlog change be passed to overflow_update,
+ * so the per-packet path checks this inline instead of calling it.
+ */
+static inline bool
+overflow_active(const struct overflow *o)
+{
+	return o->keep != 0;
+}
+
+/* Sets up an unmaintained heap over arrays of entries elements each. */
+void		overflow_init(struct overflow *o, uint32_t *heap,
+		    uint32_t *pos, uint32_t entries);
+/*
+ * Returns the entry (tin * queues + queue) with the largest key, building
+ * the heap if needed.
+ */
+uint32_t	overflow_top(struct overflow *o, const uint32_t *keys);
 /* Tells the heap that keys[entry] changed (no-op while it is not maintained). */
 void		overflow_update(struct overflow *o, const uint32_t *keys,
-		    uint16_t entry);
+		    uint32_t entry);
 /* Counts one dequeue towards the heap's expiry. */
 void		overflow_tick(struct overflow *o);
 /* Checks the heap property: true if sound (or not maintained). */

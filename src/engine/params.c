@@ -18,7 +18,7 @@ cake_config_default(struct cake_config *cfg)
 	cfg->wash = false;
 	cfg->ingress = false;
 	cfg->ack_filter = CAKE_ACK_NONE;
-	cfg->split_gso = true;
+	cfg->split_gso = cake_split_gso_default(cfg->rate_Bps);
 	cfg->rtt_us = 100000;			/* internet: 100 ms */
 	cfg->target_us = 5000;			/* 5 ms */
 	cfg->raw = true;
@@ -27,4 +27,5 @@ cake_config_default(struct cake_config *cfg)
 	cfg->atm = CAKE_ATM_NONE;
 	cfg->memlimit_bytes = 0;
 	cfg->fwmark_mask = 0;
+	cfg->queues = CAKE_QUEUES_DEFAULT;	/* as the kernel's fixed 1024 */
 }

@@ -76,8 +76,9 @@ cake_get_stats(const struct cake *c, struct cake_stats *st)
 
 /* Counts the flows on a list by state; returns -1 if the list is broken. */
 static int
-count_list(const struct cake_tin *t, const struct list_node *head,
-    uint32_t *sparse, uint32_t *bulk, uint32_t *decaying)
+count_list(const struct cake *c, const struct cake_tin *t,
+    const struct list_node *head, uint32_t *sparse, uint32_t *bulk,
+    uint32_t *decaying)
 {
 	const struct list_node	*n;
 	uint32_t		 seen = 0;
@@ -86,8 +87,8 @@ count_list(const struct cake_tin *t, const struct list_node *head,
 		const struct cake_flow *f = LIST_ENTRY(n, struct cake_flow,
 		    chain);
 
-		if (f < t->flows || f >= t->flows + CAKE_QUEUES ||
-		    n->next->prev != n || ++seen > CAKE_QUEUES)
+		if (f < t->flows || f >= t->flows + c->queues ||
+		    n->next->prev != n || ++seen > c->queues)
 			return -1;
 		if (f->set == FLOW_SET_SPARSE || f->set == FLOW_SET_SPARSE_WAIT)
 			(*sparse)++;
@@ -119,7 +120,7 @@ check_flow(const struct cake *c, unsigned int tin, unsigned int q,
 			return -1;
 	}
 	if (last != f->tail || n != f->qlen ||
-	    fb != c->backlogs[tin * CAKE_QUEUES + q])
+	    fb != c->backlogs[cake_entry(c, tin, q)])
 		return -1;
 	/* A queue holding packets must be scheduled. */
 	if (n > 0 && (f->set == FLOW_SET_NONE || f->set == FLOW_SET_DECAYING))
@@ -140,14 +141,14 @@ check_tin(const struct cake *c, unsigned int tin, uint64_t *bytes,
 	uint64_t		 tb = 0, tp = 0;
 	unsigned int		 q;
 
-	for (q = 0; q < CAKE_QUEUES; q++)
+	for (q = 0; q < c->queues; q++)
 		if (check_flow(c, tin, q, &tb, &tp, truesize) != 0)
 			return __LINE__;
 	if (tb != t->backlog_bytes)
 		return __LINE__;
-	if (count_list(t, &t->new_flows, &sp, &bk, &dc) != 0 ||
-	    count_list(t, &t->old_flows, &sp, &bk, &dc) != 0 ||
-	    count_list(t, &t->decaying_flows, &sp, &bk, &dc) != 0)
+	if (count_list(c, t, &t->new_flows, &sp, &bk, &dc) != 0 ||
+	    count_list(c, t, &t->old_flows, &sp, &bk, &dc) != 0 ||
+	    count_list(c, t, &t->decaying_flows, &sp, &bk, &dc) != 0)
 		return __LINE__;
 	if (sp != t->sparse_flows || bk != t->bulk_flows ||
 	    dc != t->decaying_flows_n)
@@ -204,7 +205,7 @@ cake_get_flows(const struct cake *c, struct cake_flow_stats *out,
 		unsigned int		 tin = c->layout.display[d];
 		const struct cake_tin	*t = &c->tins[tin];
 
-		for (q = 0; q < CAKE_QUEUES && n < max; q++) {
+		for (q = 0; q < c->queues && n < max; q++) {
 			const struct cake_flow	*f = &t->flows[q];
 			struct cake_flow_stats	*fs = &out[n];
 
@@ -215,7 +216,7 @@ cake_get_flows(const struct cake *c, struct cake_flow_stats *out,
 			fs->tin = (uint8_t)d;
 			fs->state = flow_state(f);
 			fs->qlen = f->qlen;
-			fs->backlog_bytes = c->backlogs[tin * CAKE_QUEUES + q];
+			fs->backlog_bytes = c->backlogs[cake_entry(c, tin, q)];
 			fs->bytes = f->bytes;
 			fs->pkts = f->pkts;
 			fs->drops = f->drops;

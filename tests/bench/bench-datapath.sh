@@ -5,7 +5,8 @@
 #  2. Datapath: iperf3 TCP throughput and 64-byte UDP packets per second
 #     (tests/bench/udpblast) through (a) the kernel bridge alone, (b) the
 #     bare TAP forwarder tests/bench/tapfwd, plain and with offloads (-o),
-#     and (c) caked with `unlimited` (default split-gso, and no-split-gso);
+#     and (c) caked with `unlimited` (by default no-split-gso at that
+#     rate, and with split-gso forced);
 #     ratios c/b and c/a. Twice: veths without offloads (MTU-sized packets
 #     everywhere, as the netns tests run) and with the kernel's default
 #     offloads (TSO/GSO/GRO: super-packets reach the TAP devices).
@@ -79,7 +80,7 @@ start_tapfwd()
 }
 
 # start_fwd KIND: bridge (nothing to start), tapfwd, tapfwd-o, caked,
-# caked-nosplit, caked-nooffload.
+# caked-split, caked-nooffload.
 start_fwd()
 {
 	NETNS_CONF_GENERAL=""
@@ -88,8 +89,8 @@ start_fwd()
 	tapfwd) start_tapfwd ;;
 	tapfwd-o) start_tapfwd -o ;;
 	caked) netns_start_caked unlimited unlimited >&2 ;;
-	caked-nosplit)
-		netns_start_caked unlimited unlimited no-split-gso >&2 ;;
+	caked-split)
+		netns_start_caked unlimited unlimited split-gso >&2 ;;
 	caked-nooffload)
 		NETNS_CONF_GENERAL="offload = no"
 		netns_start_caked unlimited unlimited >&2 ;;
@@ -142,7 +143,7 @@ datapath_config()
 		datapath_row "$cfg" "$kind"
 		echo " | |"
 	done
-	for kind in caked caked-nosplit caked-nooffload; do
+	for kind in caked caked-split caked-nooffload; do
 		datapath_row "$cfg" "$kind"
 		var=${kind//-/_}
 		eval "tcp=\$TCP_$var pps=\$PPS_$var"
@@ -209,8 +210,9 @@ datapath_part()
 	echo "udpblast 18-byte UDP payloads (60-byte frames) for ${BENCH_PPS_SECS} s,"
 	echo "counted at the server. veths \"plain\": TSO/GSO/GRO off; \"offload\":"
 	echo "kernel defaults. Ratios: caked / tapfwd, caked / tapfwd -o,"
-	echo "caked / bridge. caked runs \`unlimited\` (offload = yes, split-gso),"
-	echo "\`unlimited no-split-gso\`, and \`offload = no\`."
+	echo "caked / bridge. caked runs \`unlimited\` (offload = yes; GSO is not"
+	echo "split by default when unlimited), \`unlimited split-gso\`, and"
+	echo "\`offload = no\`."
 	echo
 	echo "| veths | forwarder | TCP Mbit/s | 64 B pps | ratio TCP c/b, c/b-o, c/a | ratio pps c/b, c/b-o, c/a |"
 	echo "|---|---|---:|---:|---|---|"

@@ -23,7 +23,8 @@
 #include "daemon/ctlcmd.h"
 #include "fuzz.h"
 
-#define CTL_FLOWS_MAX	(CAKE_MAX_TINS * CAKE_QUEUES)
+/* Every flow of its instances, which keep the default queues. */
+#define CTL_FLOWS_MAX	(CAKE_MAX_TINS * CAKE_QUEUES_DEFAULT)
 #define CTL_PKTS	8
 
 struct ctl_fuzz {

@@ -33,6 +33,7 @@ same_config(const struct cake_config *a, const struct cake_config *b)
 	FUZZ_ASSERT(a->mpu == b->mpu && a->atm == b->atm);
 	FUZZ_ASSERT(a->memlimit_bytes == b->memlimit_bytes);
 	FUZZ_ASSERT(a->fwmark_mask == b->fwmark_mask);
+	FUZZ_ASSERT(a->queues == b->queues);
 }
 
 static void

@@ -4,9 +4,10 @@
 # SIGHUP: (1) a file with "bandwidth = 30mbitz" and an unknown key: the
 # log names the file, line, [section] and key, the options stay at
 # 10 Mbit and TCP is still shaped to 10 Mbit; (2) a file that changes
-# the LAN device: not applied, "needs a restart" logged; (3) `cakectl
-# reload` on a broken file exits non-zero and prints why; (4) the valid
-# 30 Mbit file: applied, TCP follows. Same PID throughout.
+# the LAN device: not applied, "needs a restart" logged; the same for a
+# file that changes [upload] queues, which `cakectl set` refuses too;
+# (3) `cakectl reload` on a broken file exits non-zero and prints why;
+# (4) the valid 30 Mbit file: applied, TCP follows. Same PID throughout.
 . "$(dirname "$0")/lib.sh"
 
 netns_init ping iperf3 jq
@@ -76,6 +77,21 @@ grep -q 'not reloaded: \[general\] lan changed, which needs a restart' \
 [ "$(options)" = "$opts0" ] || fail "options changed by a lan change"
 log "lan change: refused, $(grep 'needs a restart' "$NETNS_TMP/fwd.log" |
     tail -n 1 | sed 's/^caked: //')"
+netns_write_conf 30mbit 30mbit
+sed -i '/^\[upload\]$/a queues = 2048' "$FWD_CONF"
+hup
+grep -q 'not reloaded: \[upload\] queues changed, which needs a restart' \
+    "$NETNS_TMP/fwd.log" || fail "no 'needs a restart' line for queues"
+[ "$(options)" = "$opts0" ] || fail "options changed by a queues change"
+log "queues change: refused, $(grep 'needs a restart' "$NETNS_TMP/fwd.log" |
+    tail -n 1 | sed 's/^caked: //')"
+out=$(ctl set upload queues 2048 2>&1)
+rc=$?
+log "cakectl set upload queues 2048: exit $rc: $out"
+check "cakectl set queues exit status" "$rc" gt 0
+echo "$out" | grep -q 'queues cannot change while caked runs' ||
+    fail "cakectl set queues does not say why: $out"
+[ "$(options)" = "$opts0" ] || fail "options changed by cakectl set queues"
 
 # (3) cakectl reload on a broken file
 netns_write_conf 30mbit 30mbitz

@@ -19,12 +19,6 @@ struct scenario {
 	void		(*setup)(struct sim *);
 	/* Prints "name: figure=... (>= ...) PASS" lines; 0 if all pass. */
 	int		(*check)(struct sim *, const struct scenario *);
-	/*
-	 * Non-NULL: the assertion is known not to hold, for this reason
-	 * (a design limit, not a bug). A failure then reports XFAIL and a
-	 * pass XPASS, which fails so that the mark gets removed.
-	 */
-	const char	*known_limit;
 };
 
 /* The scenario called name, or NULL. */

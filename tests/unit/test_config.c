@@ -120,6 +120,7 @@ static const char valid_conf[] =
     "ack-filter = aggressive\n"
     "memlimit = 4mb\n"
     "fwmark = 0xff\n"
+    "queues = 16384\n"
     "split-gso = no\n";
 
 static void
@@ -155,6 +156,7 @@ valid_file_gives_its_values(void **state)
 	assert_int_equal(up->ack_filter, CAKE_ACK_AGGRESSIVE);
 	assert_int_equal(up->memlimit_bytes, 4 * 1024 * 1024);
 	assert_int_equal(up->fwmark_mask, 0xff);
+	assert_int_equal(up->queues, 16384);
 	assert_false(up->split_gso);
 	/* A missing section means an unshaped direction with defaults. */
 	cake_config_default(&def);
@@ -179,6 +181,35 @@ empty_file_gives_defaults(void **state)
 	assert_string_equal(cfg.user, "");
 	assert_int_equal(cfg.log_level, LOG_INFO);
 	assert_false(cfg.shaped[CONFIG_UPLOAD]);
+}
+
+/* split-gso's default follows the bandwidth; an explicit choice wins. */
+static void
+split_gso_default_follows_the_bandwidth(void **state)
+{
+	static const struct { const char *text; bool split; } cases[] = {
+		{ "[upload]\nbandwidth = 20mbit\n", true },
+		{ "[upload]\nbandwidth = unlimited\n", false },
+		{ "[upload]\nbandwidth = 2gbit\n", false },
+		{ "[upload]\nbandwidth = 20mbit\nsplit-gso = no\n", false },
+		{ "[upload]\nbandwidth = 2gbit\nsplit-gso = yes\n", true },
+		{ "[upload]\noptions = no-split-gso\nbandwidth = 20mbit\n",
+		    false },
+		{ "[upload]\noptions = split-gso\nbandwidth = unlimited\n",
+		    true },
+		{ "[upload]\noptions = bandwidth 50mbit diffserv4\n", true },
+	};
+	struct caked_config	cfg;
+	struct collected	c;
+	size_t			i;
+
+	(void)state;
+	for (i = 0; i < NITEMS(cases); i++) {
+		assert_int_equal(load(cases[i].text, &cfg, &c), 0);
+		if (cfg.cake[CONFIG_UPLOAD].split_gso != cases[i].split)
+			fail_msg("case %zu: split_gso %d", i,
+			    cfg.cake[CONFIG_UPLOAD].split_gso);
+	}
 }
 
 static void
@@ -280,6 +311,9 @@ static const struct {
 	{ "[upload]\nack-filter = 1\n",
 	    "2: [upload] ack-filter: expected yes, no or aggressive, found "
 	    "'1'" },
+	{ "[download]\nqueues = 1024 2048\n",
+	    "2: [download] queues: expected a power of two from 1024 to "
+	    "65536, found '1024 2048'" },
 	{ "[upload]\nbandwidth =\n",
 	    "2: [upload] bandwidth: expected a rate (e.g. 20mbit) or "
 	    "unlimited, found ''" },
@@ -321,6 +355,9 @@ bad_keyword_values_use_the_keyword_parsers_message(void **state)
 		{ "overhead = 300\n", "overhead", "overhead", "300" },
 		{ "fwmark = 0xZZ\n", "fwmark", "fwmark", "0xZZ" },
 		{ "mpu = -1\n", "mpu", "mpu", "-1" },
+		{ "queues = 1000\n", "queues", "queues", "1000" },
+		{ "queues = 131072\n", "queues", "queues", "131072" },
+		{ "queues = lots\n", "queues", "queues", "lots" },
 	};
 	struct cake_config	cc;
 	char			err[KEYWORDS_ERR_MAX], text[128], want[400];
@@ -456,8 +493,12 @@ printed_config_loads_back_the_same(void **state)
 	}
 }
 
+/*
+ * queues sizes the engine's tables once: the one [upload] or [download]
+ * setting that needs a restart.
+ */
 static void
-restart_is_needed_only_for_general_settings(void **state)
+restart_needed_for_general_keys_and_queues(void **state)
 {
 	struct caked_config	a, b;
 	struct collected	c;
@@ -477,6 +518,13 @@ restart_is_needed_only_for_general_settings(void **state)
 	b.offload = !a.offload;
 	assert_string_equal(config_restart_needed(&a, &b),
 	    "[general] offload");
+	b = a;
+	b.cake[CONFIG_UPLOAD].queues = 1024;
+	assert_string_equal(config_restart_needed(&a, &b), "[upload] queues");
+	b = a;
+	b.cake[CONFIG_DOWNLOAD].queues = 65536;
+	assert_string_equal(config_restart_needed(&a, &b),
+	    "[download] queues");
 }
 
 static void
@@ -507,6 +555,7 @@ main(void)
 		    nat_cache_keys_default_and_parse_with_or_without_unit),
 		cmocka_unit_test(empty_file_gives_defaults),
 		cmocka_unit_test(shipped_sample_loads),
+		cmocka_unit_test(split_gso_default_follows_the_bandwidth),
 		cmocka_unit_test(each_error_class_gives_its_located_message),
 		cmocka_unit_test(
 		    bad_keyword_values_use_the_keyword_parsers_message),
@@ -515,7 +564,7 @@ main(void)
 		cmocka_unit_test(missing_file_is_reported),
 		cmocka_unit_test(limits_themselves_are_accepted),
 		cmocka_unit_test(printed_config_loads_back_the_same),
-		cmocka_unit_test(restart_is_needed_only_for_general_settings),
+		cmocka_unit_test(restart_needed_for_general_keys_and_queues),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -24,7 +24,8 @@
 
 #define NITEMS(a)	(sizeof(a) / sizeof((a)[0]))
 
-#define FLOWS_MAX	(CAKE_MAX_TINS * CAKE_QUEUES)
+/* Every flow of a default-sized instance (no "queues"). */
+#define FLOWS_MAX	(CAKE_MAX_TINS * CAKE_QUEUES_DEFAULT)
 
 struct fake {
 	struct cake_stats	st[CTLCMD_DIRS];

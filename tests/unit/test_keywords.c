@@ -20,7 +20,9 @@
 #define LINE_LEN	512
 
 /* The middle of the default line, between "bandwidth X" and the rtt. */
-#define DEF_MID	"diffserv3 triple-isolate nonat nowash no-ack-filter split-gso"
+/* Unlimited: GSO is not split by default (cake_split_gso_default()). */
+#define DEF_MID	"diffserv3 triple-isolate nonat nowash no-ack-filter no-split-gso"
+#define RATE_MID "diffserv3 triple-isolate nonat nowash no-ack-filter split-gso"
 #define DEF_LINE "bandwidth unlimited " DEF_MID " rtt 100ms raw overhead 0"
 
 static void
@@ -43,6 +45,7 @@ cfg_assert_equal(const struct cake_config *a, const struct cake_config *b)
 	assert_int_equal(a->atm, b->atm);
 	assert_int_equal(a->memlimit_bytes, b->memlimit_bytes);
 	assert_int_equal(a->fwmark_mask, b->fwmark_mask);
+	assert_int_equal(a->queues, b->queues);
 }
 
 /* Parses line on top of the defaults; fails the test on error. */
@@ -115,7 +118,7 @@ test_tc_testing_lines_come_out_exactly(void **state)
 		    " rtt 100ms noatm overhead 128 mpu 256" },
 		{ "conservative ingress", "bandwidth unlimited diffserv3 "
 		    "triple-isolate nonat nowash ingress no-ack-filter "
-		    "split-gso rtt 100ms atm overhead 48" },
+		    "no-split-gso rtt 100ms atm overhead 48" },
 	};
 	size_t	i;
 
@@ -139,43 +142,87 @@ test_change_mpu_keeps_overhead(void **state)
 	    " rtt 100ms noatm overhead 128 mpu 128");
 }
 
+/*
+ * split-gso's default follows the rate given with it: on up to 1 Gbit/s,
+ * off above and unlimited; an explicit keyword wins, and a change that
+ * gives no rate keeps the setting in force.
+ */
+static void
+test_split_gso_default_follows_the_rate(void **state)
+{
+	static const struct { const char *line; bool split; } cases[] = {
+		{ "bandwidth 20mbit", true },
+		{ "bandwidth 1gbit", true },
+		{ "bandwidth 1001mbit", false },
+		{ "unlimited", false },
+		{ "diffserv4", false },
+		{ "bandwidth 20mbit no-split-gso", false },
+		{ "no-split-gso bandwidth 20mbit", false },
+		{ "split-gso unlimited", true },
+		{ "bandwidth 10gbit split-gso", true },
+	};
+	struct cake_config	cfg;
+	char			err[KEYWORDS_ERR_MAX];
+	size_t			i;
+
+	(void)state;
+	for (i = 0; i < NITEMS(cases); i++) {
+		parse_ok(cases[i].line, &cfg);
+		if (cfg.split_gso != cases[i].split)
+			fail_msg("'%s': split_gso %d", cases[i].line,
+			    cfg.split_gso);
+	}
+	parse_ok("bandwidth 20mbit", &cfg);
+	assert_int_equal(keywords_parse_line(&cfg, "diffserv4", err,
+	    sizeof(err)), 0);
+	assert_true(cfg.split_gso);
+	assert_int_equal(keywords_parse_line(&cfg, "bandwidth 2gbit", err,
+	    sizeof(err)), 0);
+	assert_false(cfg.split_gso);
+	assert_int_equal(keywords_parse_line(&cfg, "split-gso", err,
+	    sizeof(err)), 0);
+	assert_int_equal(keywords_parse_line(&cfg, "diffserv3", err,
+	    sizeof(err)), 0);
+	assert_true(cfg.split_gso);
+}
+
 /* ---- every keyword, through the printer ------------------------------- */
 
 static void
 test_every_mode_keyword_prints_its_name(void **state)
 {
 	static const struct { const char *in, *out; } cases[] = {
-		{ "bandwidth 20mbit", "bandwidth 20Mbit " DEF_MID
+		{ "bandwidth 20mbit", "bandwidth 20Mbit " RATE_MID
 		    " rtt 100ms raw overhead 0" },
 		{ "autorate-ingress", "bandwidth unlimited autorate-ingress "
 		    DEF_MID " rtt 100ms raw overhead 0" },
 		{ "besteffort wash nat", "bandwidth unlimited besteffort "
-		    "triple-isolate nat wash no-ack-filter split-gso rtt 100ms "
+		    "triple-isolate nat wash no-ack-filter no-split-gso rtt 100ms "
 		    "raw overhead 0" },
 		{ "precedence flowblind", "bandwidth unlimited precedence "
-		    "flowblind nonat nowash no-ack-filter split-gso rtt 100ms "
+		    "flowblind nonat nowash no-ack-filter no-split-gso rtt 100ms "
 		    "raw overhead 0" },
 		{ "diffserv8 srchost ack-filter", "bandwidth unlimited "
-		    "diffserv8 srchost nonat nowash ack-filter split-gso "
+		    "diffserv8 srchost nonat nowash ack-filter no-split-gso "
 		    "rtt 100ms raw overhead 0" },
 		{ "diffserv dsthost ack-filter-aggressive", "bandwidth "
 		    "unlimited diffserv4 dsthost nonat nowash "
-		    "ack-filter-aggressive split-gso rtt 100ms raw "
+		    "ack-filter-aggressive no-split-gso rtt 100ms raw "
 		    "overhead 0" },
 		{ "diffserv4 hosts no-split-gso", "bandwidth unlimited "
 		    "diffserv4 hosts nonat nowash no-ack-filter no-split-gso "
 		    "rtt 100ms raw overhead 0" },
 		{ "flows lan", "bandwidth unlimited diffserv3 flows nonat "
-		    "nowash no-ack-filter split-gso rtt 1ms raw overhead 0" },
+		    "nowash no-ack-filter no-split-gso rtt 1ms raw overhead 0" },
 		{ "dual-srchost datacentre", "bandwidth unlimited diffserv3 "
-		    "dual-srchost nonat nowash no-ack-filter split-gso "
+		    "dual-srchost nonat nowash no-ack-filter no-split-gso "
 		    "rtt 100us raw overhead 0" },
 		{ "dual-dsthost ingress egress satellite", "bandwidth "
 		    "unlimited diffserv3 dual-dsthost nonat nowash "
-		    "no-ack-filter split-gso rtt 1s raw overhead 0" },
+		    "no-ack-filter no-split-gso rtt 1s raw overhead 0" },
 		{ "nat nonat wash nowash ack-filter no-ack-filter no-split-gso "
 		    "split-gso diffserv8 diffserv3 flows triple-isolate",
-		    DEF_LINE },
+		    "bandwidth unlimited " RATE_MID " rtt 100ms raw overhead 0" },
 		{ "interplanetary", "bandwidth unlimited " DEF_MID
 		    " rtt 1000s raw overhead 0" },
 		{ "rtt 1.5ms", "bandwidth unlimited " DEF_MID
@@ -517,6 +564,60 @@ test_fwmark_accepts_decimal_and_hex(void **state)
 		parse_ok(c[i].in, &cfg);
 		assert_int_equal(cfg.fwmark_mask, c[i].mask);
 	}
+}
+
+/* caked's "queues N" (not tc's): printed last, and only when not 1024. */
+static void
+test_queues_accepts_powers_of_two_from_1024_to_65536(void **state)
+{
+	struct cake_config	cfg;
+	char			line[32];
+	uint32_t		q;
+
+	(void)state;
+	parse_ok("", &cfg);
+	assert_int_equal(cfg.queues, 1024);
+	for (q = 1024; q <= 65536; q *= 2) {
+		snprintf(line, sizeof(line), "queues %u", (unsigned int)q);
+		parse_ok(line, &cfg);
+		assert_int_equal(cfg.queues, q);
+	}
+	assert_prints("queues 1024", DEF_LINE);
+	assert_prints("queues 16384 besteffort", "bandwidth unlimited "
+	    "besteffort triple-isolate nonat nowash no-ack-filter no-split-gso "
+	    "rtt 100ms raw overhead 0 queues 16384");
+	assert_prints("queues 65536 fwmark 0xff", "bandwidth unlimited "
+	    DEF_MID " rtt 100ms raw overhead 0 fwmark 0xff queues 65536");
+}
+
+static void
+test_queues_refuses_other_values_with_reason(void **state)
+{
+	static const struct { const char *in, *msg; } c[] = {
+		{ "queues 1000", "queues 1000: must be a power of two from "
+		    "1024 to 65536" },
+		{ "queues 0", "queues 0: must be a power of two from 1024 "
+		    "to 65536" },
+		{ "queues 512", "queues 512: must be a power of two from "
+		    "1024 to 65536" },
+		{ "queues 3072", "queues 3072: must be a power of two from "
+		    "1024 to 65536" },
+		{ "queues 131072", "queues 131072: must be a power of two "
+		    "from 1024 to 65536" },
+		{ "queues -1024", "queues -1024: must be a power of two from "
+		    "1024 to 65536" },
+		{ "queues many", "queues 'many': not an integer" },
+		{ "queues 16k", "queues '16k': not an integer" },
+		{ "queues 0x4000", "queues '0x4000': not an integer" },
+		{ "queues", "queues: missing value" },
+		{ "queue 2048", "unknown keyword 'queue' (did you mean "
+		    "'queues'?)" },
+	};
+	size_t	i;
+
+	(void)state;
+	for (i = 0; i < NITEMS(c); i++)
+		assert_error(c[i].in, c[i].msg);
 }
 
 /* ---- units ------------------------------------------------------------ */
@@ -1033,6 +1134,14 @@ test_format_refuses_out_of_range_enums(void **state)
 	cake_config_default(&cfg);
 	cfg.atm = (enum cake_atm)3;
 	assert_int_equal(keywords_format(&cfg, buf, sizeof(buf)), -1);
+	/* queues would print a value that does not parse back */
+	cake_config_default(&cfg);
+	cfg.queues = 3000;
+	assert_int_equal(keywords_format(&cfg, buf, sizeof(buf)), -1);
+	cfg.queues = 0;
+	assert_int_equal(keywords_format(&cfg, buf, sizeof(buf)), -1);
+	cfg.queues = 2 * CAKE_QUEUES_MAX;
+	assert_int_equal(keywords_format(&cfg, buf, sizeof(buf)), -1);
 }
 
 static uint64_t
@@ -1081,7 +1190,7 @@ random_keyword(uint64_t *s, char *line, size_t len, bool *rtt_used)
 	char	*p = line + pos;
 	size_t	 room = len - pos;
 
-	switch (rng_next(s) % 8) {
+	switch (rng_next(s) % 9) {
 	case 0:
 		snprintf(p, room, " bandwidth %llu%s",
 		    (unsigned long long)(rng_next(s) % 100000 + 8),
@@ -1115,6 +1224,10 @@ random_keyword(uint64_t *s, char *line, size_t len, bool *rtt_used)
 		snprintf(p, room, " fwmark 0x%x",
 		    (unsigned int)(rng_next(s) & 0xffffffffU) >>
 		    (rng_next(s) % 32));
+		break;
+	case 6:
+		snprintf(p, room, " queues %u",
+		    1024U << (unsigned int)(rng_next(s) % 7));
 		break;
 	default:
 		snprintf(p, room, " %s", rng_pick(s, flags, NITEMS(flags)));
@@ -1191,6 +1304,7 @@ test_round_trip_over_generated_configs(void **state)
 		if (rng_next(&seed) % 2)
 			cfg.memlimit_bytes <<= 10 * (rng_next(&seed) % 3);
 		cfg.fwmark_mask = (uint32_t)rng_next(&seed);
+		cfg.queues = CAKE_QUEUES_MIN << (rng_next(&seed) % 7);
 		format_ok(&cfg, out);
 		cake_config_default(&again);
 		if (keywords_parse_line(&again, out, err, sizeof(err)) != 0)
@@ -1240,6 +1354,7 @@ main(void)
 		cmocka_unit_test(test_default_config_prints_tc_default_line),
 		cmocka_unit_test(test_tc_testing_lines_come_out_exactly),
 		cmocka_unit_test(test_change_mpu_keeps_overhead),
+		cmocka_unit_test(test_split_gso_default_follows_the_rate),
 		cmocka_unit_test(test_every_mode_keyword_prints_its_name),
 		cmocka_unit_test(test_mode_keywords_set_their_fields),
 		cmocka_unit_test(test_flow_modes_map_to_kernel_numbers),
@@ -1256,6 +1371,9 @@ main(void)
 		cmocka_unit_test(test_framing_sum_restarts_on_each_call),
 		cmocka_unit_test(test_overhead_and_mpu_bounds),
 		cmocka_unit_test(test_fwmark_accepts_decimal_and_hex),
+		cmocka_unit_test(
+		    test_queues_accepts_powers_of_two_from_1024_to_65536),
+		cmocka_unit_test(test_queues_refuses_other_values_with_reason),
 		cmocka_unit_test(test_rate_units_convert_to_bytes_per_second),
 		cmocka_unit_test(test_bad_rates_are_refused_with_reason),
 		cmocka_unit_test(test_time_units_convert_to_microseconds),

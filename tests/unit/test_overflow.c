@@ -5,7 +5,9 @@
  *
  * The keys live in the test, as the backlogs do in the instance. Every
  * answer of overflow_top() is compared with a linear scan; the updates
- * come from a seeded PRNG so failures replay.
+ * come from a seeded PRNG so failures replay. Most tests use the size of
+ * a default instance (8 tins of 1024 queues); one the largest ("queues
+ * 65536"), whose entries do not fit in 16 bits.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -16,11 +18,24 @@
 
 #include <cmocka.h>
 
+#include "caked/cake.h"
 #include "engine/overflow.h"
 
+#define OVERFLOW_ENTRIES	(CAKE_MAX_TINS * CAKE_QUEUES_DEFAULT)
+#define BIG_ENTRIES		(CAKE_MAX_TINS * CAKE_QUEUES_MAX)
+
 static struct overflow	heap;
-static uint32_t		keys[OVERFLOW_ENTRIES];
+static uint32_t		heap_mem[BIG_ENTRIES];
+static uint32_t		pos_mem[BIG_ENTRIES];
+static uint32_t		keys[BIG_ENTRIES];
 static uint64_t		prng_state;
+
+/* An unmaintained heap of the default size, as a new instance has. */
+static void
+reset_heap(void)
+{
+	overflow_init(&heap, heap_mem, pos_mem, OVERFLOW_ENTRIES);
+}
 
 static void
 prng_seed(uint64_t seed)
@@ -53,7 +68,7 @@ max_key(void)
 static void
 assert_top_is_max(void)
 {
-	uint16_t	top = overflow_top(&heap, keys);
+	uint32_t	top = overflow_top(&heap, keys);
 
 	assert_true(top < OVERFLOW_ENTRIES);
 	if (keys[top] != max_key())
@@ -65,7 +80,9 @@ static int
 setup(void **state)
 {
 	(void)state;
-	memset(&heap, 0, sizeof(heap));
+	memset(heap_mem, 0, sizeof(heap_mem));
+	memset(pos_mem, 0, sizeof(pos_mem));
+	reset_heap();
 	memset(keys, 0, sizeof(keys));
 	prng_seed(0x5eed);
 	return 0;
@@ -97,7 +114,7 @@ test_top_with_equal_keys(void **state)
 	assert_top_is_max();	/* all zero */
 	for (i = 0; i < OVERFLOW_ENTRIES; i += 3)
 		keys[i] = 1514;
-	memset(&heap, 0, sizeof(heap));
+	reset_heap();
 	assert_top_is_max();
 	assert_true(overflow_check(&heap, keys));
 }
@@ -110,15 +127,14 @@ test_top_with_equal_keys(void **state)
 static void
 test_random_updates_match_linear_scan(void **state)
 {
-	uint32_t	i, step;
-	uint16_t	e;
+	uint32_t	i, step, e;
 
 	(void)state;
 	for (i = 0; i < OVERFLOW_ENTRIES; i++)
 		keys[i] = prng() % 4096 == 0 ? prng() % 1000000 : 0;
 	assert_top_is_max();
 	for (step = 0; step < 6000; step++) {
-		e = (uint16_t)(prng() % OVERFLOW_ENTRIES);
+		e = prng() % OVERFLOW_ENTRIES;
 		switch (prng() % 5) {
 		case 0:
 			keys[e] += prng() % 65536;	/* enqueue */
@@ -147,8 +163,7 @@ test_random_updates_match_linear_scan(void **state)
 static void
 test_draining_the_top_visits_queues_in_size_order(void **state)
 {
-	uint32_t	i, prev = UINT32_MAX;
-	uint16_t	top;
+	uint32_t	i, prev = UINT32_MAX, top;
 
 	(void)state;
 	for (i = 0; i < OVERFLOW_ENTRIES; i++)
@@ -212,9 +227,10 @@ test_top_renews_keep(void **state)
 static void
 test_expired_updates_are_noops_and_top_rebuilds(void **state)
 {
-	static struct overflow	snap;
-	uint32_t		i;
-	uint16_t		e;
+	static uint32_t		snap_heap[OVERFLOW_ENTRIES];
+	static uint32_t		snap_pos[OVERFLOW_ENTRIES];
+	struct overflow		snap;
+	uint32_t		i, e;
 
 	(void)state;
 	for (i = 0; i < OVERFLOW_ENTRIES; i++)
@@ -223,13 +239,17 @@ test_expired_updates_are_noops_and_top_rebuilds(void **state)
 	for (i = 0; i < OVERFLOW_KEEP; i++)
 		overflow_tick(&heap);
 	assert_int_equal(heap.keep, 0);
-	memcpy(&snap, &heap, sizeof(snap));
+	snap = heap;
+	memcpy(snap_heap, heap_mem, sizeof(snap_heap));
+	memcpy(snap_pos, pos_mem, sizeof(snap_pos));
 	for (i = 0; i < 2000; i++) {
-		e = (uint16_t)(prng() % OVERFLOW_ENTRIES);
+		e = prng() % OVERFLOW_ENTRIES;
 		keys[e] = prng() % 3000000;
 		overflow_update(&heap, keys, e);
 	}
 	assert_memory_equal(&snap, &heap, sizeof(snap));
+	assert_memory_equal(snap_heap, heap_mem, sizeof(snap_heap));
+	assert_memory_equal(snap_pos, pos_mem, sizeof(snap_pos));
 	/* the stale heap would give a wrong answer; top rebuilds */
 	assert_true(keys[heap.heap[0]] < max_key());
 	assert_top_is_max();
@@ -241,8 +261,7 @@ test_expired_updates_are_noops_and_top_rebuilds(void **state)
 static void
 test_check_detects_corruption(void **state)
 {
-	uint16_t	tmp;
-	uint32_t	i;
+	uint32_t	i, tmp;
 
 	(void)state;
 	for (i = 0; i < OVERFLOW_ENTRIES; i++)
@@ -257,10 +276,47 @@ test_check_detects_corruption(void **state)
 	heap.pos[tmp] = OVERFLOW_ENTRIES - 1;
 	assert_false(overflow_check(&heap, keys));
 	/* positions out of step with the heap */
-	memset(&heap, 0, sizeof(heap));
+	reset_heap();
 	overflow_top(&heap, keys);
 	heap.pos[heap.heap[5]] = 6;
 	assert_false(overflow_check(&heap, keys));
+}
+
+/*
+ * "queues 65536": 524288 entries. Entries above 65535 (the limit of the
+ * 16-bit heap of a fixed 1024-queue table) come out of top and update
+ * whole, and the heap agrees with a linear scan over all of them.
+ */
+static void
+test_entries_beyond_16_bits(void **state)
+{
+	uint32_t	i, top, m;
+
+	(void)state;
+	overflow_init(&heap, heap_mem, pos_mem, BIG_ENTRIES);
+	for (i = 0; i < BIG_ENTRIES; i++)
+		keys[i] = prng() % 100000;
+	keys[BIG_ENTRIES - 3] = 300000;
+	assert_int_equal(overflow_top(&heap, keys), BIG_ENTRIES - 3);
+	assert_true(overflow_check(&heap, keys));
+	keys[70000] = 400000;
+	overflow_update(&heap, keys, 70000);
+	assert_int_equal(overflow_top(&heap, keys), 70000);
+	keys[70000] = 0;
+	overflow_update(&heap, keys, 70000);
+	assert_int_equal(overflow_top(&heap, keys), BIG_ENTRIES - 3);
+	for (i = 0; i < 2000; i++) {
+		uint32_t e = prng() % BIG_ENTRIES;
+
+		keys[e] = prng() % 500000;
+		overflow_update(&heap, keys, e);
+	}
+	assert_true(overflow_check(&heap, keys));
+	top = overflow_top(&heap, keys);
+	for (i = 0, m = 0; i < BIG_ENTRIES; i++)
+		if (keys[i] > m)
+			m = keys[i];
+	assert_int_equal(keys[top], m);
 }
 
 int
@@ -279,6 +335,7 @@ main(void)
 		cmocka_unit_test_setup(
 		    test_expired_updates_are_noops_and_top_rebuilds, setup),
 		cmocka_unit_test_setup(test_check_detects_corruption, setup),
+		cmocka_unit_test_setup(test_entries_beyond_16_bits, setup),
 	};
 
 	return cmocka_run_group_tests_name("overflow", tests, NULL, NULL);

@@ -25,6 +25,8 @@
 BENCH_TCP_SECS=${BENCH_TCP_SECS:-4}
 BENCH_PPS_SECS=${BENCH_PPS_SECS:-3}
 BENCH_SHAPE_SECS=${BENCH_SHAPE_SECS:-7}
+# Shaped rates (Mbit/s) of part 3.
+BENCH_RATES=${BENCH_RATES:-10 100 500 900}
 # Parts to run: "datapath" (2) and/or "shaping" (3 and 4).
 BENCH_PARTS=${BENCH_PARTS:-datapath shaping}
 
@@ -163,7 +165,7 @@ shaping()
 	local rate idle load g stat0 stat1 pk0 pk1 tck cpu_s pkts
 
 	tck=$(getconf CLK_TCK)
-	for rate in 10 100 500 900; do
+	for rate in $BENCH_RATES; do
 		netns_start_caked "${rate}mbit" "${rate}mbit" >&2
 		netns_ping "$NS_C" "$SERVER_IP" 20 "$NETNS_TMP/idle-$rate.txt"
 		idle=$(netns_ping_stats "$NETNS_TMP/idle-$rate.txt")

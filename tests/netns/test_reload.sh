@@ -69,22 +69,20 @@ log "broken file: options unchanged ($(options | cut -d' ' -f1-2))"
 shaped_check broken-file 10
 
 # (2) a change that needs a restart
-netns_write_conf 30mbit 30mbit
-sed -i "s/^lan = .*/lan = other0/" "$FWD_CONF"
-hup
-grep -q 'not reloaded: \[general\] lan changed, which needs a restart' \
-    "$NETNS_TMP/fwd.log" || fail "no 'needs a restart' line for lan"
-[ "$(options)" = "$opts0" ] || fail "options changed by a lan change"
-log "lan change: refused, $(grep 'needs a restart' "$NETNS_TMP/fwd.log" |
-    tail -n 1 | sed 's/^caked: //')"
-netns_write_conf 30mbit 30mbit
-sed -i '/^\[upload\]$/a queues = 2048' "$FWD_CONF"
-hup
-grep -q 'not reloaded: \[upload\] queues changed, which needs a restart' \
-    "$NETNS_TMP/fwd.log" || fail "no 'needs a restart' line for queues"
-[ "$(options)" = "$opts0" ] || fail "options changed by a queues change"
-log "queues change: refused, $(grep 'needs a restart' "$NETNS_TMP/fwd.log" |
-    tail -n 1 | sed 's/^caked: //')"
+# refused_restart SED SECTION KEY: a config edited by SED is refused.
+refused_restart()
+{
+	netns_write_conf 30mbit 30mbit
+	sed -i "$1" "$FWD_CONF"
+	hup
+	grep -q "not reloaded: \\[$2\\] $3 changed, which needs a restart" \
+	    "$NETNS_TMP/fwd.log" || fail "no 'needs a restart' line for $3"
+	[ "$(options)" = "$opts0" ] || fail "options changed by a $3 change"
+	log "$3 change: refused, $(grep 'needs a restart' \
+	    "$NETNS_TMP/fwd.log" | tail -n 1 | sed 's/^caked: //')"
+}
+refused_restart "s/^lan = .*/lan = other0/" general lan
+refused_restart '/^\[upload\]$/a queues = 2048' upload queues
 out=$(ctl set upload queues 2048 2>&1)
 rc=$?
 log "cakectl set upload queues 2048: exit $rc: $out"

@@ -71,6 +71,18 @@ h_free_dropped(struct cake *c)
 	return n;
 }
 
+int
+h_destroy(struct cake *c)
+{
+	int	rv;
+
+	cake_flush(c);
+	h_free_dropped(c);
+	rv = cake_check_invariants(c);
+	cake_destroy(c);
+	return rv;
+}
+
 static void
 put16(uint8_t *p, uint16_t v)
 {

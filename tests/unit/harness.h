@@ -59,6 +59,8 @@ struct cake_pkt	*h_alloc(uint32_t len);
 void		 h_free(struct cake_pkt *pkt);
 /* Frees the dropped list; returns how many packets it held. */
 unsigned int	 h_free_dropped(struct cake *c);
+/* Flushes, frees and destroys c; returns cake_check_invariants() before. */
+int		 h_destroy(struct cake *c);
 /* Builds an IPv4 packet of len bytes (IP header onwards, or after a 14-byte Ethernet header if eth). */
 struct cake_pkt	*h_ipv4(const struct h_flow *f, bool eth);
 /* Builds a pure TCP ACK (IPv4, TUN), with ack number and flags. */

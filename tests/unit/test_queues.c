@@ -50,10 +50,7 @@ enq(struct cake *c, const struct h_flow *f)
 static void
 destroy(struct cake *c)
 {
-	cake_flush(c);
-	h_free_dropped(c);
-	assert_int_equal(cake_check_invariants(c), 0);
-	cake_destroy(c);
+	assert_int_equal(h_destroy(c), 0);
 }
 
 static void

@@ -17,7 +17,7 @@
 #
 # Markdown on stdout; progress on stderr. It reports and never fails on
 # time; without root or tools it says so and exits 0 (make bench goes on).
-# Everything is bounded (about 3 minutes on 2 cores).
+# Everything is bounded (about 6 minutes on 2 cores).
 
 : "${top_builddir:=.}"
 : "${top_srcdir:=$(cd "$(dirname "$0")/../.." && pwd)}"
@@ -25,6 +25,8 @@
 BENCH_TCP_SECS=${BENCH_TCP_SECS:-4}
 BENCH_PPS_SECS=${BENCH_PPS_SECS:-3}
 BENCH_SHAPE_SECS=${BENCH_SHAPE_SECS:-7}
+# Datapath runs per forwarder; the best counts.
+BENCH_REPEAT=${BENCH_REPEAT:-3}
 # Shaped rates (Mbit/s) of part 3.
 BENCH_RATES=${BENCH_RATES:-10 100 500 900}
 # Parts to run: "datapath" (2) and/or "shaping" (3 and 4).
@@ -120,9 +122,19 @@ datapath_row()
 {
 	local cfg=$1 kind=$2 tcp pps var
 
+	local i t p
+
 	start_fwd "$kind"
-	tcp=$(netns_iperf "$NETNS_TMP/dp-$cfg-$kind.json" "$BENCH_TCP_SECS")
-	pps=$(measure_pps)
+	tcp=0 pps=0
+	for i in $(seq "$BENCH_REPEAT"); do
+		t=$(netns_iperf "$NETNS_TMP/dp-$cfg-$kind.json" \
+		    "$BENCH_TCP_SECS")
+		p=$(measure_pps)
+		tcp=$(awk -v a="$tcp" -v b="${t:-0}" \
+		    'BEGIN { print (b > a ? b : a) }')
+		pps=$(awk -v a="$pps" -v b="${p:-0}" \
+		    'BEGIN { print (b > a ? b : a) }')
+	done
 	netns_stop_fwd
 	var=${kind//-/_}
 	eval "TCP_$var=$tcp PPS_$var=$pps"
@@ -210,7 +222,9 @@ datapath_part()
 	echo
 	echo "One iperf3 TCP stream client -> server (${BENCH_TCP_SECS} s, cubic);"
 	echo "udpblast 18-byte UDP payloads (60-byte frames) for ${BENCH_PPS_SECS} s,"
-	echo "counted at the server. veths \"plain\": TSO/GSO/GRO off; \"offload\":"
+	echo "counted at the server; each the best of $BENCH_REPEAT runs (a shared"
+	echo "2-core VM: one run can lose 20 % to a neighbour)."
+	echo "veths \"plain\": TSO/GSO/GRO off; \"offload\":"
 	echo "kernel defaults. Ratios: caked / tapfwd, caked / tapfwd -o,"
 	echo "caked / bridge. caked runs \`unlimited\` (offload = yes; GSO is not"
 	echo "split by default when unlimited), \`unlimited split-gso\`, and"
@@ -223,6 +237,23 @@ datapath_part()
 	echo
 }
 
+# Ends the datapath part's testbeds (their servers, their namespaces), so
+# that the shaping part starts from a machine as quiet as when run alone.
+drop_testbeds()
+{
+	local pid ns
+
+	for pid in $NETNS_PIDS; do
+		kill -TERM "$pid" 2>/dev/null
+		wait "$pid" 2>/dev/null
+	done
+	NETNS_PIDS=""
+	for ns in $NETNS_LIST; do
+		ip netns del "$ns" 2>/dev/null
+	done
+	NETNS_LIST=""
+}
+
 shaping_part()
 {
 	echo "### 3. Shaping accuracy and latency under load (veths with offloads)"
@@ -232,6 +263,8 @@ shaping_part()
 	echo
 	echo "| rate Mbit | goodput Mbit/s | goodput / rate | wire / rate | ping idle median ms | ping load median ms | added ms |"
 	echo "|---:|---:|---:|---:|---:|---:|---:|"
+	drop_testbeds
+	NETNS_CONF_GENERAL=""	# the datapath part's last caked had offload = no
 	VETH_OFFLOAD=1
 	netns_topo_tap sh >&2
 	netns_iperf_server >&2

@@ -30,6 +30,13 @@
 #define CAKE_QUEUES_DEFAULT	1024
 #define CAKE_QUEUES_MIN		1024
 #define CAKE_QUEUES_MAX		65536
+/* Whether n is a queue count caked accepts (a power of two in range). */
+static inline bool
+cake_queues_valid(uint64_t n)
+{
+	return n >= CAKE_QUEUES_MIN && n <= CAKE_QUEUES_MAX &&
+	    (n & (n - 1)) == 0;
+}
 #define CAKE_TIME_NEVER		UINT64_MAX
 
 /* Link layer of the frames given to the engine. */

@@ -414,7 +414,7 @@ kw_queues(const char *val, uint32_t *queues, char *err, size_t errlen)
 	if (kw_integer(val, &n) == -1)
 		return kw_fail(err, errlen, "queues '%s': not an integer",
 		    shown);
-	if (n < CAKE_QUEUES_MIN || n > CAKE_QUEUES_MAX || (n & (n - 1)) != 0)
+	if (n < 0 || !cake_queues_valid((uint64_t)n))
 		return kw_fail(err, errlen, "queues %s: must be a power of two "
 		    "from %d to %d", shown, CAKE_QUEUES_MIN, CAKE_QUEUES_MAX);
 	*queues = (uint32_t)n;
@@ -730,8 +730,7 @@ kw_format_tail(const struct cake_config *cfg, char *buf, size_t len,
 		return -1;
 	/* caked's extension, printed only when set, so that it parses back. */
 	if (cfg->queues != CAKE_QUEUES_DEFAULT &&
-	    (cfg->queues < CAKE_QUEUES_MIN || cfg->queues > CAKE_QUEUES_MAX ||
-	    (cfg->queues & (cfg->queues - 1)) != 0 ||
+	    (!cake_queues_valid(cfg->queues) ||
 	    units_append(buf, len, pos, " queues %" PRIu32, cfg->queues) == -1))
 		return -1;
 	return 0;

@@ -132,8 +132,7 @@ validate(const struct cake_config *cfg)
 		return CAKE_ERR_INVAL;
 	if (cfg->rtt_us == 0 || cfg->target_us == 0)
 		return CAKE_ERR_INVAL;
-	if (cfg->queues < CAKE_QUEUES_MIN || cfg->queues > CAKE_QUEUES_MAX ||
-	    (cfg->queues & (cfg->queues - 1)) != 0)
+	if (!cake_queues_valid(cfg->queues))
 		return CAKE_ERR_INVAL;
 	return CAKE_OK;
 }

@@ -133,7 +133,7 @@ arrun_on_tick(evutil_socket_t fd, short what, void *arg)
 	}
 	if (r->probe != NULL)
 		for (i = 0; i < r->delay.count; i++)
-			(void)probe_send(r->probe, i, now_ns);
+			(void)probe_send(r->probe, i, timer_now_ns());
 }
 
 struct arrun *
@@ -256,6 +256,7 @@ arrun_view(const struct arrun *r, int dir, struct arrun_view *v)
 		probe_stats(r->probe, &ps);
 		v->probes_sent = ps.sent;
 		v->probe_replies = ps.replies;
+		v->probe_kernel_stamps = ps.kernel_stamps;
 	}
 	return true;
 }
@@ -288,6 +289,7 @@ arrun_json(const struct arrun *r, int dir, struct json_writer *w)
 	json_uint(w, "stalls", d->stalls);
 	json_uint(w, "probes_sent", v.probes_sent);
 	json_uint(w, "probe_replies", v.probe_replies);
+	json_uint(w, "probe_kernel_stamps", v.probe_kernel_stamps);
 	json_array_begin(w, "reflectors");
 	for (i = 0; i < v.delay.count; i++) {
 		rf = &v.delay.refl[i];

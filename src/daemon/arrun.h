@@ -30,6 +30,7 @@ struct arrun_view {
 	bool			fresh[AUTORATE_REFLECTORS_MAX];
 	uint64_t		probes_sent;
 	uint64_t		probe_replies;
+	uint64_t		probe_kernel_stamps;	/* timed by the kernel */
 };
 
 struct arrun;

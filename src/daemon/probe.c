@@ -11,9 +11,15 @@
  * very signal autorate needs). Replies from another address, with another
  * identifier or a forgotten sequence are counted and ignored.
  *
+ * A reply's arrival time is the kernel's receive timestamp (SO_TIMESTAMPNS)
+ * where the socket gives one, not the time caked got round to reading it:
+ * a daemon starved of CPU for a few milliseconds must not mistake its own
+ * lateness for delay on the path (and cut the rate for it).
+ *
  * It must not interpret the round-trip times, and must not block.
  */
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <sys/types.h>
 
 #include <netinet/in.h>
@@ -24,6 +30,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "daemon/probe.h"
@@ -59,7 +66,7 @@ struct probe *
 probe_open(void)
 {
 	struct probe	*p;
-	int		 fd, raw = 1, saved;
+	int		 fd, raw = 1, saved, one = 1;
 
 	fd = socket(AF_INET, SOCK_RAW | SOCK_NONBLOCK | SOCK_CLOEXEC,
 	    IPPROTO_ICMP);
@@ -70,6 +77,8 @@ probe_open(void)
 	}
 	if (fd == -1)
 		return NULL;
+	/* without it, arrival = read time (see above); not fatal */
+	(void)setsockopt(fd, SOL_SOCKET, SO_TIMESTAMPNS, &one, sizeof(one));
 	if ((p = calloc(1, sizeof(*p))) == NULL) {
 		saved = errno;
 		close(fd);
@@ -196,31 +205,79 @@ probe_match(struct probe *p, const unsigned char *buf, size_t len,
 	return s;
 }
 
+/*
+ * How long the message in mh waited in the socket before we read it, from
+ * its kernel timestamp and realtime_ns (read once per batch); 0 if none.
+ */
+static uint64_t
+probe_waited_ns(struct msghdr *mh, uint64_t realtime_ns)
+{
+	struct cmsghdr	*c;
+	struct timespec	 ts;
+	uint64_t	 rx_ns;
+
+	for (c = CMSG_FIRSTHDR(mh); c != NULL; c = CMSG_NXTHDR(mh, c)) {
+		if (c->cmsg_level != SOL_SOCKET ||
+		    c->cmsg_type != SCM_TIMESTAMPNS ||
+		    c->cmsg_len < CMSG_LEN(sizeof(ts)))
+			continue;
+		memcpy(&ts, CMSG_DATA(c), sizeof(ts));
+		rx_ns = (uint64_t)ts.tv_sec * 1000000000ULL +
+		    (uint64_t)ts.tv_nsec;
+		/* a clock step could put it in the future: then ignore it */
+		return realtime_ns > rx_ns ? realtime_ns - rx_ns : 0;
+	}
+	return 0;
+}
+
 void
 probe_recv(struct probe *p, uint64_t now_ns, probe_reply_fn *fn, void *arg)
 {
 	unsigned char		 buf[PROBE_PKT_MAX];
+	union {
+		struct cmsghdr	 align;
+		unsigned char	 b[CMSG_SPACE(sizeof(struct timespec)) + 64];
+	}			 ctl;
 	struct sockaddr_in	 from;
+	struct iovec		 iov;
+	struct msghdr		 mh;
 	struct probe_slot	*s;
-	socklen_t		 flen;
+	struct timespec		 rt;
+	uint64_t		 realtime_ns, rtt, waited;
 	ssize_t			 n;
 	int			 i;
 
+	(void)clock_gettime(CLOCK_REALTIME, &rt);
+	realtime_ns = (uint64_t)rt.tv_sec * 1000000000ULL +
+	    (uint64_t)rt.tv_nsec;
 	/* bounded, so a flood of ICMP cannot hold the loop */
 	for (i = 0; i < 64; i++) {
-		flen = sizeof(from);
-		n = recvfrom(p->fd, buf, sizeof(buf), 0,
-		    (struct sockaddr *)&from, &flen);
+		iov.iov_base = buf;
+		iov.iov_len = sizeof(buf);
+		memset(&mh, 0, sizeof(mh));
+		mh.msg_name = &from;
+		mh.msg_namelen = sizeof(from);
+		mh.msg_iov = &iov;
+		mh.msg_iovlen = 1;
+		mh.msg_control = ctl.b;
+		mh.msg_controllen = sizeof(ctl.b);
+		n = recvmsg(p->fd, &mh, 0);
 		if (n == -1)
 			break;	/* EAGAIN, or an ICMP error: next time */
-		if ((s = probe_match(p, buf, (size_t)n, &from)) == NULL) {
+		if (mh.msg_namelen < sizeof(from) ||
+		    (s = probe_match(p, buf, (size_t)n, &from)) == NULL) {
 			p->st.unmatched++;
 			continue;
 		}
 		s->used = 0;
 		p->st.replies++;
-		fn(arg, s->idx, now_ns > s->send_ns ? now_ns - s->send_ns : 0,
-		    now_ns);
+		rtt = now_ns > s->send_ns ? now_ns - s->send_ns : 0;
+		waited = probe_waited_ns(&mh, realtime_ns);
+		if (waited >= rtt)
+			waited = 0;	/* a clock step: trust the read time */
+		if (waited != 0)
+			p->st.kernel_stamps++;
+		fn(arg, s->idx, rtt - waited, now_ns - waited);
 	}
 }
 

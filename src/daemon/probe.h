@@ -20,6 +20,7 @@ struct probe_stats {
 	uint64_t	send_errors;
 	uint64_t	replies;
 	uint64_t	unmatched;	/* not ours, or forgotten (too late) */
+	uint64_t	kernel_stamps;	/* replies timed by the kernel */
 };
 
 /* Receives one answer: target idx, its round trip, at now_ns. */

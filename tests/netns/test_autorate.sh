@@ -153,6 +153,8 @@ wait "$spid"
 wait "$PING_PID"
 goodput=$(netns_goodput "$NETNS_TMP/ar-iperf.json")
 "$CAKECTL" -s "$NETNS_TMP/caked.sock" stats upload >"$NETNS_TMP/ar-stats.txt"
+kstamps=$("$CAKECTL" -s "$NETNS_TMP/caked.sock" -j stats upload |
+    jq '.directions.upload.autorate | "\(.probe_kernel_stamps) \(.probe_replies)"' -r)
 netns_stop_fwd
 cp "$NETNS_TMP/fwd.log" "$NETNS_TMP/ar-fwd.log"
 cuts=$(grep -c 'autorate cut' "$NETNS_TMP/ar-fwd.log")
@@ -204,4 +206,7 @@ for i in 2 3 1; do
 	check "phase $i: ping RTT p95 ms" "$p95" lt 30
 done
 check "fixed 20 Mbit caked, 8 Mbit modem: RTT p95 ms" "$fixed_p95" gt 200
+set -- $kstamps
+echo "probe replies timed by the kernel: $1 of $2"
+check "probe replies with a kernel receive timestamp" "${1:-0}" gt 0
 netns_finish

@@ -12,22 +12,32 @@
  * lower median of the fresh reflectors' deltas, so one slow or dead
  * reflector cannot cut or hold the rate alone; a reflector silent for 1 s
  * is left out. (3) caked's own queue delay: a standing queue in caked
- * means the demand exceeds the rate, i.e. the direction is loaded.
+ * means the demand exceeds the rate, i.e. the direction is loaded (if
+ * caked sends at least half the rate).
  *
  * Control law, once per tick:
- *   - delay above the threshold and load >= 50 %: cut. The factor is
+ *   - delay above the threshold: cut, unless the direction is idle (under
+ *     5 % load: the delay is then the other direction's). The factor is
  *     1 - 0.1 * delay / threshold, at least 0.5: mild at the threshold,
- *     deep when a bloated buffer has already filled. After a cut the next
- *     one waits AUTORATE_HOLD_NS, and does not come at all while the delay
- *     falls fast enough to drain within about a second.
- *   - load >= 75 % (or a standing queue in caked) and delay below half the
- *     threshold: rise by up to 2.5 % per tick, scaled down to 0 as the
- *     delay approaches half the threshold. Near the rate at which the last
- *     cut came (from 90 % of it up to it, for 30 s after the cut) the rise
- *     is 8 times slower: the capacity is probably just there, and a
- *     delay-based controller overshoots by about the square root of its
- *     rise speed before the delay shows it. 10 % past that ceiling the
- *     rise is twice as fast: the capacity has grown, find it soon.
+ *     deep when a bloated buffer has already filled. It applies to the
+ *     rate, or, when caked sent under 75 % of the rate with at least half
+ *     of it (the link beyond has become slower than the rate), to what
+ *     caked sent: one step to below the new capacity instead of several
+ *     while the buffer fills. A cut shows in the probes only after the
+ *     path delay itself (they queue behind the backlog): the next cut
+ *     waits that delay plus 300 ms, and then comes only if the delay does
+ *     not fall fast enough to drain within about 2 s.
+ *   - load >= 75 % (or a standing queue in caked, with at least half the
+ *     rate sent) and delay below half the threshold: rise by up to 2.5 %
+ *     per tick, scaled down to 0 as the delay approaches half the
+ *     threshold. Near the ceiling, the rate at which the delay last began
+ *     to grow (the rate of a cut that followed a rise; a follow-up cut
+ *     while it drains does not lower it), from 90 % of it up to it and
+ *     for 30 s after the cut, the rise is 4 times slower: the capacity
+ *     is probably just there, and a delay-based controller overshoots by
+ *     about the square root of its rise speed before the delay shows it.
+ *     10 % past the ceiling the rise is twice as fast: the capacity has
+ *     grown, find it soon.
  *   - low load and no bloat: drift 1 % per second toward the base rate.
  *   - no reflector has answered for 10 s: the minimum rate (the safe
  *     choice), until they answer again.
@@ -217,41 +227,80 @@ autorate_load(struct autorate_dir *d, uint64_t sent_bytes, uint64_t now_ns)
 	    100 / d->rate_Bps);
 }
 
-/* Bloat: cut, unless one was made lately or the delay already drains. */
-static enum autorate_action
-autorate_cut(struct autorate_dir *d, int64_t delta_ns, uint64_t now_ns)
+/*
+ * Whether the last cut has had time to show and the delay still does not
+ * drain fast enough. A cut shows in the probes one path delay after it
+ * was made (they queue behind the backlog it left) plus the smoothing:
+ * the hold. The delay at the end of the hold is the reference; from then
+ * on it must fall fast enough to be gone within about AUTORATE_DRAIN_NS.
+ */
+static bool
+autorate_cut_due(struct autorate_dir *d, int64_t delta_ns, uint64_t now_ns)
 {
-	uint64_t	permille, since, fall_ns;
+	uint64_t	since, hold, fall_ns;
 	int64_t		need_ns;
 
-	if (d->last_cut_ns != 0) {
-		since = now_ns - d->last_cut_ns;
-		if (since < AUTORATE_HOLD_NS)
-			return AUTORATE_HOLD;
-		/* falling fast enough to drain within about one second? */
-		need_ns = (int64_t)((double)d->cut_delta_ns *
-		    (double)(since < NS_PER_S ? since : NS_PER_S) /
-		    (double)NS_PER_S);
-		if (need_ns < 2000000)
-			need_ns = 2000000;
-		fall_ns = delta_ns < d->cut_delta_ns ?
-		    (uint64_t)(d->cut_delta_ns - delta_ns) : 0;
-		if (since < 4 * AUTORATE_HOLD_NS &&
-		    fall_ns >= (uint64_t)need_ns) {
-			d->last_cut_ns = now_ns;	/* next look: later */
-			d->cut_delta_ns = delta_ns;
-			return AUTORATE_HOLD;
-		}
+	if (d->last_cut_ns == 0)
+		return true;
+	since = now_ns - d->last_cut_ns;
+	hold = AUTORATE_HOLD_NS + (d->cut_delta_ns > 0 ?
+	    (uint64_t)d->cut_delta_ns : 0);
+	if (hold > AUTORATE_HOLD_MAX_NS)
+		hold = AUTORATE_HOLD_MAX_NS;
+	if (since < hold)
+		return false;
+	if (d->drain_ref_ns == 0) {
+		d->drain_ref_ns = now_ns;
+		d->drain_ref_delta_ns = delta_ns;
+		return false;
 	}
+	since = now_ns - d->drain_ref_ns;
+	if (since >= AUTORATE_DRAIN_NS)
+		return true;
+	need_ns = (int64_t)((double)d->drain_ref_delta_ns * (double)since /
+	    (double)AUTORATE_DRAIN_NS);
+	if (need_ns < 2000000)
+		need_ns = 2000000;
+	fall_ns = delta_ns < d->drain_ref_delta_ns ?
+	    (uint64_t)(d->drain_ref_delta_ns - delta_ns) : 0;
+	return fall_ns < (uint64_t)need_ns;
+}
+
+/*
+ * Bloat: cut, unless the last cut cannot have shown yet or the delay
+ * already drains. The cut is relative to what caked actually sent when
+ * that is under 75 % of the rate (the bottleneck beyond is slower than the
+ * rate; cutting from the rate would take several steps and let the
+ * buffer fill meanwhile), except when this direction sends little (the
+ * delay may then be the other direction's: cut from the rate, mildly).
+ */
+static enum autorate_action
+autorate_cut(struct autorate_dir *d, int64_t delta_ns, bool busy,
+    uint64_t now_ns)
+{
+	uint64_t	permille, from;
+
+	if (!autorate_cut_due(d, delta_ns, now_ns))
+		return AUTORATE_HOLD;
 	permille = 1000 - (uint64_t)((double)delta_ns * 100.0 /
 	    (double)d->p.threshold_ns);
 	if ((int64_t)permille < AUTORATE_CUT_MIN_PERMILLE ||
 	    permille > 1000)
 		permille = AUTORATE_CUT_MIN_PERMILLE;
-	d->ceiling_Bps = d->rate_Bps;
-	d->rate_Bps = autorate_clamp(d, d->rate_Bps * permille / 1000);
+	from = d->rate_Bps;
+	if (busy && d->load_pct < AUTORATE_SENT_LOAD_PCT)
+		from = d->achieved_Bps;
+	/*
+	 * The capacity is just below the rate at which the delay began to
+	 * grow: a follow-up cut (no rise since the last) does not lower it.
+	 */
+	if (d->rises_at_cut != d->rises || d->ceiling_Bps == 0)
+		d->ceiling_Bps = d->rate_Bps;
+	d->rises_at_cut = d->rises;
+	d->rate_Bps = autorate_clamp(d, from * permille / 1000);
 	d->last_cut_ns = now_ns;
 	d->cut_delta_ns = delta_ns;
+	d->drain_ref_ns = 0;
 	d->cuts++;
 	return AUTORATE_CUT;
 }
@@ -340,8 +389,14 @@ autorate_dir_tick(struct autorate_dir *d, const struct autorate_delay *dl,
 	d->queue_delay_us = queue_delay_us;
 	have = autorate_delay_get(dl, now_ns, &delta_ns);
 	d->delta_ns = have ? delta_ns : -1;
+	/*
+	 * A standing queue in caked means the demand exceeds the rate, unless
+	 * caked does not even send half of it (starved of CPU, say): rising
+	 * would then only hide the real bottleneck from the delay signal.
+	 */
 	loaded = d->load_pct >= AUTORATE_HIGH_LOAD_PCT ||
-	    queue_delay_us >= AUTORATE_QUEUE_BUSY_US;
+	    (queue_delay_us >= AUTORATE_QUEUE_BUSY_US &&
+	    d->load_pct >= AUTORATE_CUT_LOAD_PCT);
 	if (!have) {
 		if (autorate_delay_stalled(dl, now_ns) &&
 		    d->rate_Bps != d->p.min_Bps) {
@@ -350,8 +405,9 @@ autorate_dir_tick(struct autorate_dir *d, const struct autorate_delay *dl,
 			a = AUTORATE_STALL;
 		}
 	} else if (delta_ns > (int64_t)d->p.threshold_ns) {
-		if (loaded || d->load_pct >= AUTORATE_CUT_LOAD_PCT)
-			a = autorate_cut(d, delta_ns, now_ns);
+		if (d->load_pct >= AUTORATE_IDLE_LOAD_PCT)
+			a = autorate_cut(d, delta_ns, loaded ||
+			    d->load_pct >= AUTORATE_CUT_LOAD_PCT, now_ns);
 	} else if (loaded)
 		a = autorate_rise(d, delta_ns, now_ns);
 	else

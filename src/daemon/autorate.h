@@ -17,20 +17,24 @@
 /* Defaults (the reasoning is in caked.conf(5) and autorate.c). */
 #define AUTORATE_DEF_THRESHOLD_NS	15000000ULL	/* 15 ms extra RTT */
 #define AUTORATE_DEF_INTERVAL_NS	100000000ULL	/* probe and tick */
-#define AUTORATE_HOLD_NS	300000000ULL	/* between two cuts */
+#define AUTORATE_HOLD_NS	300000000ULL	/* between two cuts, plus ... */
+#define AUTORATE_HOLD_MAX_NS	1000000000ULL	/* ... the delay, up to 1 s */
+#define AUTORATE_DRAIN_NS	2000000000ULL	/* no cut while draining in this */
 #define AUTORATE_DRIFT_NS	1000000000ULL	/* between two drift steps */
 #define AUTORATE_STALE_NS	1000000000ULL	/* reflector counts as gone */
 #define AUTORATE_STALL_NS	10000000000ULL	/* no reflector: go to min */
 #define AUTORATE_BASELINE_TAU_NS 60000000000ULL	/* baseline rises this slowly */
 #define AUTORATE_DELTA_TAU_NS	150000000ULL	/* recent delta smoothing */
 #define AUTORATE_HIGH_LOAD_PCT	75	/* load that allows a rise */
-#define AUTORATE_CUT_LOAD_PCT	50	/* load that allows a cut */
+#define AUTORATE_CUT_LOAD_PCT	50	/* load: this direction is busy */
+#define AUTORATE_IDLE_LOAD_PCT	5	/* below: idle, never cut */
+#define AUTORATE_SENT_LOAD_PCT	75	/* below: cut from what was sent */
 #define AUTORATE_RISE_PERMILLE	25	/* +2.5 % per interval at most */
 #define AUTORATE_CUT_MIN_PERMILLE 500	/* one cut keeps at least 50 % */
 #define AUTORATE_DRIFT_PERMILLE	10	/* 1 % per drift step */
 #define AUTORATE_QUEUE_BUSY_US	1000	/* caked's own queue: demand > rate */
 #define AUTORATE_CEILING_PERMILLE 900	/* rise slowly from 90 % of it ... */
-#define AUTORATE_CEILING_SLOW	8	/* ... at 1/8 of the speed ... */
+#define AUTORATE_CEILING_SLOW	4	/* ... at 1/4 of the speed ... */
 #define AUTORATE_CEILING_NS	30000000000ULL	/* ... for 30 s after a cut */
 
 /* One direction's settings (caked.conf [upload]/[download] autorate-*). */
@@ -80,8 +84,11 @@ struct autorate_dir {
 	uint64_t		last_tick_ns;
 	uint64_t		last_sent_bytes;
 	uint64_t		last_cut_ns;	/* 0 = never */
-	int64_t			cut_delta_ns;	/* delta at the last decision */
-	uint64_t		ceiling_Bps;	/* rate at the last cut */
+	int64_t			cut_delta_ns;	/* delta at the last cut */
+	uint64_t		drain_ref_ns;	/* end of its hold; 0: not yet */
+	int64_t			drain_ref_delta_ns; /* delta then */
+	uint64_t		ceiling_Bps;	/* rate at an episode's first cut */
+	uint64_t		rises_at_cut;	/* rises counted at the last cut */
 	uint64_t		last_drift_ns;
 	enum autorate_action	last_action;
 	uint64_t		rises;

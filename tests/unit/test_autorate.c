@@ -117,22 +117,24 @@ deeper_cut_for_larger_delay(void **state)
 {
 	static const uint64_t	delays_ms[] = { 20, 40, 80, 400 };
 	struct rig		r;
-	uint64_t		bloat[1], prev = 1000;
+	uint64_t		bloat[1], prev = 1000, before;
 	size_t			i;
 	uint64_t		permille;
 
 	(void)state;
 	for (i = 0; i < sizeof(delays_ms) / sizeof(delays_ms[0]); i++) {
 		rig_init(&r, 1);
-		rig_run(&r, 300, 95, no_extra, 0);
 		r.d.rate_Bps = 40 * MBIT;
+		rig_run(&r, 500, 95, no_extra, 0);
+		before = r.d.rate_Bps;
 		bloat[0] = delays_ms[i] * MS;
 		/* enough samples for the fast EWMA to settle, one cut */
 		rig_run(&r, 200, 95, bloat, 0);
 		assert_int_equal(r.d.cuts, 1);
-		permille = r.d.rate_Bps * 1000 / (40 * MBIT);
+		permille = r.d.rate_Bps * 1000 / before;
 		assert_true(permille < prev);
-		assert_true(permille >= AUTORATE_CUT_MIN_PERMILLE);
+		/* (less one for the rounding of two integer divisions) */
+		assert_true(permille >= AUTORATE_CUT_MIN_PERMILLE - 1);
 		prev = permille;
 	}
 }
@@ -149,14 +151,22 @@ holds_between_cuts_and_while_delay_drains(void **state)
 	rig_run(&r, 300, 95, no_extra, 0);
 	rig_run(&r, 200, 95, bloat, 0);
 	assert_int_equal(r.d.cuts, 1);
-	/* still 200 ms: not draining, so one more cut after the hold */
-	rig_run(&r, 300, 95, bloat, 0);
+	/* the cut cannot show before the hold plus the delay itself */
+	rig_run(&r, 400, 95, bloat, 0);
+	assert_int_equal(r.d.cuts, 1);
+	/* still 200 ms after it: not draining, so one more cut */
+	rig_run(&r, 400, 95, bloat, 0);
 	assert_int_equal(r.d.cuts, 2);
 	cuts = r.d.cuts;
-	/* falling 50 % per 100 ms: drains, so no further cut */
-	for (falling[0] = 200 * MS; falling[0] > 20 * MS; falling[0] /= 2)
+	/* falling 20 ms per 100 ms: drains, so no further cut */
+	for (falling[0] = 200 * MS; falling[0] > 20 * MS;
+	    falling[0] -= 20 * MS)
 		rig_run(&r, 100, 95, falling, 0);
 	assert_int_equal(r.d.cuts, cuts);
+	/* stuck at 100 ms: the drain stopped, cut again */
+	falling[0] = 100 * MS;
+	rig_run(&r, 1500, 95, falling, 0);
+	assert_true(r.d.cuts > cuts);
 }
 
 static void
@@ -217,11 +227,39 @@ no_cut_when_direction_is_idle(void **state)
 	uint64_t	bloat[1] = { 100 * MS };
 
 	(void)state;
-	/* the other direction's bloat shows in the RTT; we are idle */
+	/* the other direction's bloat shows in the RTT; we send 3 % */
 	rig_init(&r, 1);
-	rig_run(&r, 3000, 10, bloat, 0);
+	rig_run(&r, 1000, 3, no_extra, 0);
+	rig_run(&r, 3000, 3, bloat, 0);
+	assert_true(r.d.delta_ns > (int64_t)r.p.threshold_ns);
 	assert_int_equal(r.d.cuts, 0);
 	assert_int_equal(r.d.rate_Bps, 20 * MBIT);
+}
+
+/*
+ * The bottleneck beyond fell to 60 % of the rate: caked sends only that
+ * much and the delay grows. One cut goes below what was sent, not 10 %
+ * below the rate (several steps, while the buffer fills).
+ */
+static void
+cuts_from_what_was_sent(void **state)
+{
+	struct rig	r;
+	uint64_t	bloat[1] = { 20 * MS };
+
+	(void)state;
+	rig_init(&r, 1);
+	rig_run(&r, 1000, 60, no_extra, 0);
+	rig_run(&r, 300, 60, bloat, 0);
+	assert_int_equal(r.d.cuts, 1);
+	assert_true(r.d.rate_Bps < 11 * MBIT);
+	assert_true(r.d.rate_Bps > 9 * MBIT);
+	/* with light traffic (10 %), only a mild cut from the rate */
+	rig_init(&r, 1);
+	rig_run(&r, 1000, 10, no_extra, 0);
+	rig_run(&r, 300, 10, bloat, 0);
+	assert_int_equal(r.d.cuts, 1);
+	assert_true(r.d.rate_Bps > 17 * MBIT);
 }
 
 static void
@@ -364,6 +402,65 @@ follows_a_bloated_link(void **state)
 	assert_true(above * 2 < settled);
 }
 
+/*
+ * A closer model of the testbed: 10 ms steps; TCP sends what caked lets
+ * through but, ACK-clocked, at most 10 % more than the link beyond carries
+ * while its buffer fills; a probe sent at t waits behind the buffer of t
+ * and answers that much later. The link drops from 20 to 8 Mbit/s and
+ * goes back: within 5 s of each change the rate is at least 75 % of the
+ * capacity and the buffer under 30 ms. (The law before, which cut from
+ * the rate and cut again before a cut could show in the probes, failed
+ * this.)
+ */
+static void
+recovers_from_a_sudden_drop(void **state)
+{
+	static const double	caps_mbit[] = { 20, 8, 20, 8 };
+	struct rig		r;
+	double			queue_s = 0, rate, send, cap;
+	double			due[64];
+	uint64_t		sent_at[64];
+	unsigned int		nprobe = 0, i, step;
+	size_t			ph;
+
+	(void)state;
+	rig_init(&r, 1);
+	r.p.min_Bps = 2 * MBIT;
+	r.d.p.min_Bps = 2 * MBIT;
+	for (ph = 0; ph < sizeof(caps_mbit) / sizeof(caps_mbit[0]); ph++) {
+		cap = caps_mbit[ph];
+		for (step = 0; step < 2000; step++) {	/* 20 s */
+			rate = (double)r.d.rate_Bps / MBIT;
+			send = rate < cap * 1.1 || step < 5 ? rate : cap * 1.1;
+			queue_s += (send - cap) / cap * 0.01;
+			queue_s = queue_s < 0 ? 0 : queue_s > 1.5 ? 1.5 : queue_s;
+			r.sent_bytes += (uint64_t)(send * MBIT * 0.01);
+			r.now_ns += 10 * MS;
+			for (i = 0; i < nprobe; )
+				if (due[i] <= (double)r.now_ns) {
+					autorate_delay_sample(&r.dl, 0,
+					    r.now_ns - sent_at[i], r.now_ns);
+					due[i] = due[--nprobe];
+					sent_at[i] = sent_at[nprobe];
+				} else
+					i++;
+			if (step % 10 == 9) {
+				(void)autorate_dir_tick(&r.d, &r.dl,
+				    r.sent_bytes, 2000, r.now_ns);
+				assert_true(nprobe < 64);
+				sent_at[nprobe] = r.now_ns;
+				due[nprobe++] = (double)r.now_ns +
+				    (double)BASE_RTT_NS + queue_s * 1e9;
+			}
+			if (ph > 0 && step >= 500) {
+				assert_true((double)r.d.rate_Bps / MBIT >=
+				    0.75 * cap);
+				assert_true(queue_s < 0.030);
+			}
+		}
+	}
+}
+
 static void
 params_are_checked(void **state)
 {
@@ -398,12 +495,14 @@ main(void)
 		cmocka_unit_test(drift_is_slow),
 		cmocka_unit_test(clamps_to_min_and_max),
 		cmocka_unit_test(no_cut_when_direction_is_idle),
+		cmocka_unit_test(cuts_from_what_was_sent),
 		cmocka_unit_test(dead_reflector_is_ignored),
 		cmocka_unit_test(one_bloated_reflector_is_outvoted),
 		cmocka_unit_test(slow_reflector_baseline_adapts),
 		cmocka_unit_test(short_bloat_barely_moves_baseline),
 		cmocka_unit_test(stall_goes_to_min_and_recovers),
 		cmocka_unit_test(follows_a_bloated_link),
+		cmocka_unit_test(recovers_from_a_sudden_drop),
 		cmocka_unit_test(params_are_checked),
 	};
 

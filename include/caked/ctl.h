@@ -33,7 +33,7 @@
  * Rows per direction of a hosts or flows reply ("top N"). The largest flow
  * row (two 45-character addresses, every counter at its maximum) is under
  * 400 bytes, so two directions of CTL_TOP_MAX rows stay well inside
- * CTL_REPLY_MAX (test_ctlcmd checks the worst case).
+ * CTL_REPLY_MAX (test_ctlcmd_flows checks the worst case).
  */
 #define CTL_TOP_DEFAULT		10
 #define CTL_TOP_MAX		64

@@ -240,7 +240,8 @@ autorate_cut_due(struct autorate_dir *d, int64_t delta_ns, uint64_t now_ns)
 	uint64_t	since, hold, fall_ns;
 	int64_t		need_ns;
 
-	if (d->last_cut_ns == 0)
+	/* the first cut, or the first since the rate rose again */
+	if (d->last_cut_ns == 0 || d->rises != d->rises_at_cut)
 		return true;
 	since = now_ns - d->last_cut_ns;
 	hold = AUTORATE_HOLD_NS + (d->cut_delta_ns > 0 ?

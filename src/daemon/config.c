@@ -113,6 +113,17 @@ config_expect(struct config_ctx *ctx, int line, int section, const char *key,
 
 /* ---- [general] --------------------------------------------------------- */
 
+/* Whether s has white space or a control character (the kernel refuses
+ * a device name with white space; a control character is never meant). */
+static int
+config_has_space(const char *s)
+{
+	for (; *s != '\0'; s++)
+		if (isspace((unsigned char)*s) || iscntrl((unsigned char)*s))
+			return 1;
+	return 0;
+}
+
 static void
 config_device(struct config_ctx *ctx, const char *key, int line,
     const char *v, char *dst)
@@ -124,9 +135,9 @@ config_device(struct config_ctx *ctx, const char *key, int line,
 		    "at most %d characters (IFNAMSIZ)", IFNAMSIZ - 1);
 		config_expect(ctx, line, SEC_GENERAL, key, expected, v);
 	} else if (*v == '\0' || strcmp(v, ".") == 0 || strcmp(v, "..") ==
-	    0 || strpbrk(v, "/: \t") != NULL)
+	    0 || strpbrk(v, "/:") != NULL || config_has_space(v))
 		config_expect(ctx, line, SEC_GENERAL, key, "a device name "
-		    "without '/', ':' or white space", v);
+		    "without '/', ':', white space or control characters", v);
 	else
 		(void)snprintf(dst, IFNAMSIZ, "%s", v);
 }

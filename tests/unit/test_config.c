@@ -264,8 +264,11 @@ static const struct {
 	    "2: [general] lan: expected a device name of at most 15 "
 	    "characters (IFNAMSIZ), found 'abcdefghijklmnop'" },
 	{ "[general]\nwan = a/b\n",
-	    "2: [general] wan: expected a device name without '/', ':' or "
-	    "white space, found 'a/b'" },
+	    "2: [general] wan: expected a device name without '/', ':', "
+	    "white space or control characters, found 'a/b'" },
+	{ "[general]\nlan = \"lan0\r\"\n",
+	    "2: [general] lan: expected a device name without '/', ':', "
+	    "white space or control characters, found 'lan0\r'" },
 	{ "[general]\ncontrol = " PATH108 "\n",
 	    "2: [general] control: expected a path of at most 107 bytes "
 	    "(sun_path), found '" PATH108 "'" },

@@ -272,12 +272,12 @@ autorate_cut_due(struct autorate_dir *d, int64_t delta_ns, uint64_t now_ns)
  * already drains. The cut is relative to what caked actually sent when
  * that is under 75 % of the rate (the bottleneck beyond is slower than the
  * rate; cutting from the rate would take several steps and let the
- * buffer fill meanwhile), except when this direction sends little (the
- * delay may then be the other direction's: cut from the rate, mildly).
+ * buffer fill meanwhile), except when this direction sends under half
+ * its rate (the delay may then be the other direction's: cut from the
+ * rate, mildly).
  */
 static enum autorate_action
-autorate_cut(struct autorate_dir *d, int64_t delta_ns, bool busy,
-    uint64_t now_ns)
+autorate_cut(struct autorate_dir *d, int64_t delta_ns, uint64_t now_ns)
 {
 	uint64_t	permille, from;
 
@@ -289,7 +289,8 @@ autorate_cut(struct autorate_dir *d, int64_t delta_ns, bool busy,
 	    permille > 1000)
 		permille = AUTORATE_CUT_MIN_PERMILLE;
 	from = d->rate_Bps;
-	if (busy && d->load_pct < AUTORATE_SENT_LOAD_PCT)
+	if (d->load_pct >= AUTORATE_CUT_LOAD_PCT &&
+	    d->load_pct < AUTORATE_SENT_LOAD_PCT)
 		from = d->achieved_Bps;
 	/*
 	 * The capacity is just below the rate at which the delay began to
@@ -407,8 +408,7 @@ autorate_dir_tick(struct autorate_dir *d, const struct autorate_delay *dl,
 		}
 	} else if (delta_ns > (int64_t)d->p.threshold_ns) {
 		if (d->load_pct >= AUTORATE_IDLE_LOAD_PCT)
-			a = autorate_cut(d, delta_ns, loaded ||
-			    d->load_pct >= AUTORATE_CUT_LOAD_PCT, now_ns);
+			a = autorate_cut(d, delta_ns, now_ns);
 	} else if (loaded)
 		a = autorate_rise(d, delta_ns, now_ns);
 	else

@@ -1,4 +1,6 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Copyright (C) 2026 the caked authors
 # check-engine-purity.sh: the engine makes no system calls and reads no clock.
 # Fails if src/engine calls read/write/recv/send/clock functions, or if the
 # built library needs any symbol outside a small allow list (string and

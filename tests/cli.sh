@@ -1,4 +1,6 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Copyright (C) 2026 the caked authors
 # cli.sh: caked's command line: help, version, configuration check, and
 # clear failures for a missing file, a bad option and a bad configuration.
 # Needs no privileges: nothing here opens a device.

@@ -1,4 +1,6 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Copyright (C) 2026 the caked authors
 # run-all.sh: the one test command. On Debian 12 as root it installs what is
 # missing, builds caked with warnings as errors, runs every test (unit,
 # simulator, namespace; the namespace tests skip themselves without root),

@@ -1,4 +1,6 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Copyright (C) 2026 the caked authors
 # test_systemd_security: the shipped units' sandboxing, scored offline by
 # `systemd-analyze security` (systemd >= 250; needs no root and no running
 # systemd). Each unit must score an overall exposure of 2.5 or lower; the

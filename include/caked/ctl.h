@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Copyright (C) 2026 the caked authors */
 /*
  * ctl.h: the control protocol between caked and cakectl (see cakectl(8)),
  * shared by both so that a name, a limit or an exit status is defined in

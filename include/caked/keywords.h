@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Copyright (C) 2026 the caked authors */
 /*
  * keywords.h: the one parser and printer of tc-cake keyword strings
  * ("bandwidth 20mbit diffserv4 nat ack-filter"), shared by the config

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Copyright (C) 2026 the caked authors */
 /*
  * json.h: a small JSON writer into a caller's fixed buffer (for caked's
  * control replies) and a small reader into a tree (for cakectl).

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Copyright (C) 2026 the caked authors */
 /*
  * keywords.c: tc-cake keyword strings <-> struct cake_config (CAKE-SPEC §1,
  * cake-reference §1.1-1.6), and the rate, time and size units of tc.

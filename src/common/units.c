@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Copyright (C) 2026 the caked authors */
 /*
  * units.c: tc's number syntax (tc/tc_util.c get_rate64, get_time,
  * get_size, sprint_rate, sprint_time, sprint_size) for keywords.c.

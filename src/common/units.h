@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Copyright (C) 2026 the caked authors */
 /*
  * units.h: tc's number syntax for rates, times and sizes
  * (src/common/units.c), the arithmetic under keywords.h. Only keywords.c

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Copyright (C) 2026 the caked authors */
 /*
  * cakectl.c: the command-line client of caked's control socket (see
  * cakectl(8)). It parses the command (parser.c), sends one request line,

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Copyright (C) 2026 the caked authors */
 /*
  * parser.c: cakectl's command grammar as token tables, one per parser
  * state (as OpenBSD ikectl/parser.c): a word is looked up in the current

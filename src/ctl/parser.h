@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Copyright (C) 2026 the caked authors */
 /*
  * parser.h: cakectl's command line words -> an action and the request
  * line to send (src/ctl/parser.c).

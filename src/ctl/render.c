@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Copyright (C) 2026 the caked authors */
 /*
  * render.c: turns the daemon's JSON stats reply into text. The text view
  * copies `tc -s qdisc show dev X` for a cake qdisc (tc/q_cake.c: a

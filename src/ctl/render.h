@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Copyright (C) 2026 the caked authors */
 /*
  * render.h: cakectl's output, from a parsed JSON reply (src/ctl/render.c).
  */

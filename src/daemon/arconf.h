@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Copyright (C) 2026 the caked authors */
 /*
  * arconf.h: the autorate keys of caked.conf (see caked.conf(5)): read,
  * validated and printed beside config.c, which calls these hooks.

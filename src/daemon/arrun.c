@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Copyright (C) 2026 the caked authors */
 /*
  * arrun.c: the daemon side of autorate. Every autorate-interval one timer
  * event sends an ICMP echo to each reflector (probe.c) and ticks the

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Copyright (C) 2026 the caked authors */
 /*
  * arrun.h: runs autorate in the daemon: a periodic libevent timer sends
  * the probes and ticks each direction's controller, whose new rates are

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Copyright (C) 2026 the caked authors */
 /*
  * autorate.c: a delay-based rate controller for one shaped direction,
  * after cake-autorate and sqm-autorate (see the README), written anew.

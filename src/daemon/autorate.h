@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Copyright (C) 2026 the caked authors */
 /*
  * autorate.h: the rate controller that lets one direction follow a link
  * whose capacity changes (see autorate.c and caked.conf(5)).

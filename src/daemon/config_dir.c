@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Copyright (C) 2026 the caked authors */
 /*
  * config_dir.c: the [upload] and [download] sections of caked.conf, for
  * config.c.

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Copyright (C) 2026 the caked authors */
 /*
  * config_int.h: what config.c shares with config_dir.c, which reads the
  * [upload] and [download] sections. Internal to the configuration

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Copyright (C) 2026 the caked authors */
 /*
  * conntrack.h: the conntrack adapter. Gives each packet seen on the WAN
  * side of a NAT its connection's pre-NAT addresses and ports (for CAKE's

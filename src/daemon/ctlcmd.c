@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Copyright (C) 2026 the caked authors */
 /*
  * ctlcmd.c: caked's control commands, from a request line to a JSON reply
  * (protocol in include/caked/ctl.h, user view in cakectl(8)).

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Copyright (C) 2026 the caked authors */
 /*
  * ctlcmd.h: the control commands of caked (see include/caked/ctl.h):
  * one request line in, one JSON reply out. No I/O; the engine is reached

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Copyright (C) 2026 the caked authors */
 /*
  * ctlsock.c: the control socket adapter. It owns the listening Unix
  * socket and its clients: non-blocking accept with a client cap and a

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Copyright (C) 2026 the caked authors */
 /*
  * ctlsock.h: caked's control socket (a Unix stream socket, see cakectl(8)):
  * listening, clients, peer credentials and limits. Requests are answered

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Copyright (C) 2026 the caked authors */
 /*
  * datapath.c: the packet path of one direction. A wakeup reads a bounded
  * batch from the ingress device into pool buffers, parses each frame once

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Copyright (C) 2026 the caked authors */
 /*
  * gro.c: coalescing on the way out (receive offload in reverse). With
  * split-gso the engine cuts every TCP super-packet into wire segments and

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Copyright (C) 2026 the caked authors */
 /*
  * gro.h: coalescing consecutive segments of one TCP flow, as they leave
  * the engine, into one GSO super-packet for a device with a vnet header.

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Copyright (C) 2026 the caked authors */
 /*
  * inifile.c: scans an INI file for its structure, because iniparser (which
  * config.c uses for the values) folds repeated keys into one, forgets line

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Copyright (C) 2026 the caked authors */
 /*
  * inifile.h: the structure of an INI file (sections, keys, their lines)
  * and a list of located error messages about it.

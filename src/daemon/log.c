@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Copyright (C) 2026 the caked authors */
 /*
  * log.c: log lines to stderr (foreground, systemd's journal picks them up)
  * or to syslog, filtered by a level, in the manner of OpenBSD's log.c.

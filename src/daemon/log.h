@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Copyright (C) 2026 the caked authors */
 /*
  * log.h: the daemon's logging, in the style of OpenBSD's log.c.
  */

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Copyright (C) 2026 the caked authors */
 /*
  * loop.c: one libevent base for the whole daemon. Read events on the two
  * devices feed the engines; one timerfd, armed at the earliest instant

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Copyright (C) 2026 the caked authors */
 /*
  * main.c: caked's entry point. It reads the command line, then starts the
  * daemon in a fixed order that can be read top to bottom here: logging,

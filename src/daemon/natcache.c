@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Copyright (C) 2026 the caked authors */
 /*
  * natcache.c: the NAT lookup cache. A fixed array of entries, chained in
  * a power-of-two bucket table by index, and kept on one doubly linked

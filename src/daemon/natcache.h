@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Copyright (C) 2026 the caked authors */
 /*
  * natcache.h: a bounded cache from the addresses and ports of a packet as
  * seen on the WAN side of a NAT to the connection's LAN-side (pre-NAT)

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Copyright (C) 2026 the caked authors */
 /*
  * notify.c: tells systemd (Type=notify) that caked is ready, reloading or
  * stopping, by sending a datagram to $NOTIFY_SOCKET as sd_notify(3)

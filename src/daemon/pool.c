@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Copyright (C) 2026 the caked authors */
 /*
  * pool.c: the packet buffers of one direction, allocated once at startup.
  * Every buffer is a struct cake_pkt followed by its data; free buffers

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Copyright (C) 2026 the caked authors */
 /*
  * privdrop.c: gives up root once the devices are open, the netlink
  * socket used and the control socket bound, as iked's proc_run() and

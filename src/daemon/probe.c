@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Copyright (C) 2026 the caked authors */
 /*
  * probe.c: the ICMP echo adapter of autorate. One socket for all
  * reflectors: a raw ICMP socket when caked may open one (root or

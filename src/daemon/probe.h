@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Copyright (C) 2026 the caked authors */
 /*
  * probe.h: ICMP echo probes to autorate's reflectors (IPv4). The adapter
  * sends, matches replies and hands round-trip times to a callback; what

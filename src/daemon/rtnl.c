@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Copyright (C) 2026 the caked authors */
 /*
  * rtnl.c: the adapter for rtnetlink. caked configures its own devices
  * (MTU, administratively up) with one RTM_NEWLINK request each, instead of

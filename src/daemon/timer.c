@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Copyright (C) 2026 the caked authors */
 /*
  * timer.c: the clock and the one timerfd that wakes the loop when the
  * shaper lets the next packet leave. Deadlines are absolute

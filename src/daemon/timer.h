@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Copyright (C) 2026 the caked authors */
 /*
  * timer.h: one timerfd on CLOCK_MONOTONIC, armed at absolute deadlines.
  */

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Copyright (C) 2026 the caked authors */
 /*
  * tun.c: the adapter for /dev/net/tun. It opens a TAP or TUN device (new,
  * or an existing persistent one), and moves frames between the fd and the

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Copyright (C) 2026 the caked authors */
 /*
  * tun.h: TAP (Ethernet) and TUN (IP) devices through /dev/net/tun.
  */

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Copyright (C) 2026 the caked authors */
 /*
  * vnet.c: frames with a virtio-net header, for TAP/TUN devices opened with
  * IFF_VNET_HDR and offloads (tun_open_offload()). Every read returns the

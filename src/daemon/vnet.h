@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Copyright (C) 2026 the caked authors */
 /*
  * vnet.h: TUN/TAP frames with a virtio-net header (IFF_VNET_HDR), the
  * offload path: GSO super-packets and partial checksums.

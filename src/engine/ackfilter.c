@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Copyright (C) 2026 the caked authors */
 /*
  * ackfilter.c: CAKE's ACK filter (CAKE-SPEC §6, cake-reference §2.8).
  *

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Copyright (C) 2026 the caked authors */
 /*
  * cake.c: one CAKE instance: creation, live parameter changes (as `tc
  * qdisc change`), and the small helpers the enqueue and dequeue paths

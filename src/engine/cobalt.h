@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Copyright (C) 2026 the caked authors */
 /*
  * cobalt.h: COBALT, CoDel + BLUE, the per-flow AQM of CAKE (CAKE-SPEC §5,
  * reference/cake-reference.md §2.6). Pure arithmetic on per-flow state;

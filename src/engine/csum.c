@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Copyright (C) 2026 the caked authors */
 /*
  * csum.c: Internet checksum arithmetic (RFC 1071, RFC 1624).
  */

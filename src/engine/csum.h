@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Copyright (C) 2026 the caked authors */
 /*
  * csum.h: the Internet checksum (RFC 1071) and its incremental update
  * (RFC 1624), for IPv4 headers and TCP/UDP after the engine rewrites a

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Copyright (C) 2026 the caked authors */
 /*
  * dequeue.c: cake_dequeue(), choosing the next packet to leave.
  *

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Copyright (C) 2026 the caked authors */
 /*
  * flows.h: flow and host hashing with the set-associative tables of
  * CAKE-SPEC §3 (1024 queues and 1024 host slots per tin, or as many as

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Copyright (C) 2026 the caked authors */
 /*
  * gso.c: GSO super-packet segmentation (CAKE-SPEC §7 "split-gso",
  * cake-reference §2.9).

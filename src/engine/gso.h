@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Copyright (C) 2026 the caked authors */
 /*
  * gso.h: GSO super-packets (CAKE-SPEC §7, cake-reference §2.9), as a TAP
  * with IFF_VNET_HDR hands them over: how many wire segments one stands

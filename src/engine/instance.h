@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Copyright (C) 2026 the caked authors */
 /*
  * instance.h: the layout of one CAKE instance, shared by the engine's
  * instance modules (cake.c, dequeue.c, stats.c) and nothing else. The

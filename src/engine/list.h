@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Copyright (C) 2026 the caked authors */
 /*
  * list.h: a minimal intrusive circular doubly-linked list, for the DRR++
  * flow lists (new, old, decaying). Header-only: static inline functions.

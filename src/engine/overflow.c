@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Copyright (C) 2026 the caked authors */
 /*
  * overflow.c: the max-heap of queue backlogs used to pick the victim of a
  * memory-limit drop in O(log n) (CAKE-SPEC §5). It stores entry numbers

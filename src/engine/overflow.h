@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Copyright (C) 2026 the caked authors */
 /*
  * overflow.h: finding the longest queue for memory-limit drops (CAKE-SPEC
  * §5): a binary max-heap over every flow queue of every tin, keyed by the

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Copyright (C) 2026 the caked authors */
 /*
  * packet.c: the frame parser (cake_parse(), the one exception to the
  * packet_ prefix because include/caked/cake.h names it) and the in-place

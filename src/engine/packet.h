@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Copyright (C) 2026 the caked authors */
 /*
  * packet.h: the engine's view of a frame's headers (CAKE-SPEC §2, §3, §4,
  * §6). cake_parse() (declared in include/caked/cake.h) fills struct

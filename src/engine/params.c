@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Copyright (C) 2026 the caked authors */
 /*
  * params.c: CAKE's default parameters (CAKE-SPEC §1) and their validation.
  * Derived per-tin values (quantum, mtu_time, target, interval) are computed

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Copyright (C) 2026 the caked authors */
 /*
  * shaper.c: rate and length arithmetic of the shaper (CAKE-SPEC §2,
  * reference/cake-reference.md §2.1-2.2).

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Copyright (C) 2026 the caked authors */
 /*
  * stats.c: the statistics snapshot of an instance (CAKE-SPEC §8) and the
  * invariant check that recomputes every counter from the queues

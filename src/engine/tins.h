@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Copyright (C) 2026 the caked authors */
 /*
  * tins.h: DiffServ modes -> tins (CAKE-SPEC §4): how many tins, their
  * display names and order, threshold shares, DRR weights, and the DSCP

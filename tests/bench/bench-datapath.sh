@@ -1,4 +1,6 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Copyright (C) 2026 the caked authors
 # bench-datapath: what caked's datapath costs, measured through a namespace
 # bump in the wire (tests/netns/lib.sh topologies), all in one run:
 #

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Copyright (C) 2026 the caked authors */
 /*
  * bench-engine.c: the engine micro-benchmark of `make bench`. Measures
  * nanoseconds per packet (one cake_enqueue() plus one cake_dequeue()) with

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Copyright (C) 2026 the caked authors */
 /*
  * udpblast: minimum-size UDP packets per second, for the datapath
  * benchmark (tests/bench/bench-datapath.sh).

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Copyright (C) 2026 the caked authors */
 /*
  * fuzz.c: helpers shared by the harnesses in both builds (libFuzzer and
  * replay): fuzz_fail(), and Internet checksums computed independently of

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Copyright (C) 2026 the caked authors */
 /*
  * fuzz.h: what every harness in tests/fuzz exports. Each harness is one
  * LLVMFuzzerTestOneInput(); it is linked either with libFuzzer (configure

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Copyright (C) 2026 the caked authors */
 /*
  * fuzz_config.c: the configuration loader (src/daemon/config.c with
  * inifile.c and iniparser) on hostile files.

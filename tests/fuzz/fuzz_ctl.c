@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Copyright (C) 2026 the caked authors */
 /*
  * fuzz_ctl.c: the control protocol: request lines through ctlcmd_handle()
  * (src/daemon/ctlcmd.c) against two real engine instances, and the JSON

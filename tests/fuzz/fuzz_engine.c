@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Copyright (C) 2026 the caked authors */
 /*
  * fuzz_engine.c: the whole engine as a state machine. The input is
  * decoded into operations (enqueue a built packet or raw bytes, advance

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Copyright (C) 2026 the caked authors */
 /*
  * fuzz_keywords.c: the tc-cake keyword parser and printer
  * (src/common/keywords.c) on hostile lines.

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Copyright (C) 2026 the caked authors */
 /*
  * fuzz_packet.c: the packet dissector, cake_parse(), and the in-place
  * header rewrites (packet_set_ce(), packet_wash()) on hostile frames.

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Copyright (C) 2026 the caked authors */
 /*
  * replay.c: a plain main() for the fuzz harnesses, so that the committed
  * corpus is replayed in every build (`make check`), with any compiler.

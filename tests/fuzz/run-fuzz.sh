@@ -1,4 +1,6 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Copyright (C) 2026 the caked authors
 # run-fuzz.sh: runs each libFuzzer harness for a bounded time (`make fuzz`).
 #
 #   run-fuzz.sh FUZZ_SRCDIR FUZZ_BUILDDIR fuzz-NAME...

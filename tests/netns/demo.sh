@@ -1,4 +1,6 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Copyright (C) 2026 the caked authors
 # demo.sh: the one-command demonstration of what caked is for.
 #
 # On a Debian 12 machine, as root: installs the packages it needs (only the

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Copyright (C) 2026 the caked authors */
 /*
  * injector.c: writes malformed frames onto a network device through a raw
  * AF_PACKET socket, for the fault tests (tests/netns/test_malformed.sh).

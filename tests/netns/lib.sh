@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Copyright (C) 2026 the caked authors
 # tests/netns/lib.sh: helpers sourced by every network-namespace test.
 #
 # Builds small testbeds out of namespaces, veth pairs and bridges, starts a

@@ -1,4 +1,6 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Copyright (C) 2026 the caked authors
 # test_accuracy: caked's shaper rate. TCP through caked (TAP, raw framing)
 # at 10 and 50 Mbit, upload and download (iperf3 -R). The shaper charges
 # whole Ethernet frames, so the wire rate is goodput x 1514/1448; it must

@@ -1,4 +1,6 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Copyright (C) 2026 the caked authors
 # test_autorate: caked follows a bloated link whose capacity changes.
 #
 #   client -- router [caked, TUN] -- modem [bridge; HTB + 1000-pkt FIFO

@@ -1,4 +1,6 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Copyright (C) 2026 the caked authors
 # test_ctl: cakectl against a running caked. stats shows counters rising
 # while ping flows; `set` changes the options line live and is refused
 # with the keyword parser's message for bad input; hosts and flows show

@@ -1,4 +1,6 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Copyright (C) 2026 the caked authors
 # test_flood: memory bounds and latency under an unresponsive flood.
 # caked shapes to 20 Mbit with "memlimit 2mb"; iperf3 sends 64-byte
 # frames (18-byte UDP payloads: 46-byte IP packets, 60 bytes on the

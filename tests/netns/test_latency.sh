@@ -1,4 +1,6 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Copyright (C) 2026 the caked authors
 # test_latency: latency under load. Four TCP uploads (iperf3 -P 4, 15 s)
 # with a concurrent 20 Hz ping, through caked at 20 Mbit: the ping RTT
 # median must stay under 5 ms and its 95th percentile under 10 ms. For

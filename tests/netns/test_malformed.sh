@@ -1,4 +1,6 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Copyright (C) 2026 the caked authors
 # test_malformed: malformed frames written into caked's devices. Each kind
 # (tests/netns/injector -l) is injected 100 times and must land in its own
 # counter of the SIGUSR1 statistics (rx_truncated, rx_malformed,

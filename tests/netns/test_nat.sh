@@ -1,4 +1,6 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Copyright (C) 2026 the caked authors
 # test_nat: per-host fairness behind a NAT gateway, from conntrack.
 #
 # Two LAN hosts behind a masquerading router; caked sits on the router's

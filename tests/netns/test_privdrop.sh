@@ -1,4 +1,6 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Copyright (C) 2026 the caked authors
 # test_privdrop: least privilege. caked starts as root with "user =" a
 # system user made for this run (caked-test-PID, removed at the end), and
 # after opening its devices, using rtnetlink and binding the control

@@ -1,4 +1,6 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Copyright (C) 2026 the caked authors
 # test_reload: SIGHUP with a broken file keeps the old configuration; with
 # a valid one applies it. caked starts at 10 Mbit. Then, each followed by
 # SIGHUP: (1) a file with "bandwidth = 30mbitz" and an unknown key: the

@@ -1,4 +1,6 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Copyright (C) 2026 the caked authors
 # test_sighup: live reload. caked starts at 10 Mbit; after the config is
 # rewritten to 30 Mbit and SIGHUP is sent, TCP throughput follows the new
 # rate, caked keeps its PID and its devices (same ifindex, still bridged),

@@ -1,4 +1,6 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Copyright (C) 2026 the caked authors
 # test_startup: start-up faults that need root (a real start opens the
 # devices before the control socket). Each must exit non-zero within 1 s
 # with one clear line, and leave a running instance untouched:

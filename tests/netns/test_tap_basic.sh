@@ -1,4 +1,6 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Copyright (C) 2026 the caked authors
 # test_tap_basic: ping and TCP both ways across the TAP bump in the wire,
 # first through the bare forwarder tapfwd (checks the testbed itself), then
 # through caked (SKIP when caked is not built).

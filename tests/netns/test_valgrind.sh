@@ -1,4 +1,6 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Copyright (C) 2026 the caked authors
 # test_valgrind: a short daemon run under valgrind memcheck is clean. caked
 # (the normal build) runs under `valgrind --leak-check=full` in the router
 # namespace of the TAP testbed while ping and iperf3 (both directions)

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Copyright (C) 2026 the caked authors */
 /*
  * main.c: the caked-sim command line. Runs one scenario (or, with --check
  * and no --scenario, all of them) and prints either the assertions'

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Copyright (C) 2026 the caked authors */
 /*
  * report.c: what a simulation measured, as figures for the scenarios'
  * assertions and as CSV for plotting (one row per flow, then one per host;

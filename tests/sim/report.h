@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Copyright (C) 2026 the caked authors */
 /*
  * report.h: figures computed from a finished simulation (Jain's fairness
  * index, per-host sums, delays) and the CSV report of --csv. Reads the

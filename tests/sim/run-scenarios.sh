@@ -1,4 +1,6 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Copyright (C) 2026 the caked authors
 # run-scenarios.sh: runs every caked-sim scenario with its assertions
 # (make check). Prints each scenario's measured figures; fails if any
 # scenario fails. CAKED_SIM_SEED picks another seed.

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Copyright (C) 2026 the caked authors */
 /*
  * scenarios.c: the simulator's scenarios (issue "simulator"): host
  * fairness at 1 000 hosts, 100 000 flows through one tin, TCP-like flows

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Copyright (C) 2026 the caked authors */
 /*
  * scenarios.h: the simulator's named scenarios. Each one configures an
  * engine with a keyword line, adds its traffic sources and, in --check

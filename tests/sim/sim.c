@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Copyright (C) 2026 the caked authors */
 /*
  * sim.c: the simulator's event core. It owns the fake clock, a min-heap of
  * source events, a pool of packet buffers and the link: the engine is the

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Copyright (C) 2026 the caked authors */
 /*
  * sim.h: the deterministic discrete-event simulator that drives the CAKE
  * engine (through include/caked/cake.h only) with a fake clock.

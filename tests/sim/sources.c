@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Copyright (C) 2026 the caked authors */
 /*
  * sources.c: the simulator's traffic sources. Each source is one 5-tuple
  * sending real IPv4 packets (TUN framing, so the engine parses them):

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Copyright (C) 2026 the caked authors */
 /*
  * ackframes.c: TCP segments and the frames that carry them, for the ACK
  * filter tests (ackframes.h).

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Copyright (C) 2026 the caked authors */
 /*
  * ackframes.h: what the ACK filter tests (test_ackfilter.c,
  * test_ackfilter_rules.c) share: TCP segments with their options, raw

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Copyright (C) 2026 the caked authors */
 /*
  * fakectl.h: a fake daemon for the control command tests (test_ctlcmd.c,
  * test_ctlcmd_flows.c): ctlcmd_ops callbacks over known snapshots (the

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Copyright (C) 2026 the caked authors */
 /*
  * fbuild.c: the fb_* frame builders of the packet tests (fbuild.h).
  */

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Copyright (C) 2026 the caked authors */
 /*
  * fbuild.h: frames built by hand, header by header (Ethernet, VLAN tags,
  * PPPoE, IPv4, IPv6 and its extension headers, TCP, UDP, ICMP), for the

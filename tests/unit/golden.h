@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Copyright (C) 2026 the caked authors */
 /*
  * golden.h: compare printed output with a golden file under
  * TEST_GOLDEN_DIR, or rewrite the file when CAKED_GOLDEN_REGEN=1 (run

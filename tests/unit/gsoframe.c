@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Copyright (C) 2026 the caked authors */
 /*
  * gsoframe.c: GSO super-packets, an independent checksum and a counting
  * allocator for the GSO tests (gsoframe.h).

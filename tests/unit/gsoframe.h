@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Copyright (C) 2026 the caked authors */
 /*
  * gsoframe.h: what the GSO tests (test_gso.c, test_gso_bad.c) share.
  * TCPv4, TCPv6 (with a hop-by-hop extension header) and UDP GSO

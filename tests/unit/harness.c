@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Copyright (C) 2026 the caked authors */
 /*
  * harness.c: test-only helpers to build packets and drive the engine with
  * a fake clock (see harness.h).

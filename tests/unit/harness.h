@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Copyright (C) 2026 the caked authors */
 /*
  * harness.h: a small test harness around the engine for the unit tests
  * and the simulator: packet buffers from malloc, IPv4/IPv6 frame builders,

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Copyright (C) 2026 the caked authors */
 /*
  * kwcheck.h: what the keyword parser tests (test_keywords.c,
  * test_keywords_lines.c, test_units.c) share: tc's default options line,

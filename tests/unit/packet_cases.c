@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Copyright (C) 2026 the caked authors */
 /*
  * packet_cases.c: the case table of test_packet.c (packet_cases.h) and
  * the frames it names, side by side: each entry is a frame built with

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Copyright (C) 2026 the caked authors */
 /*
  * packet_cases.h: the case table of the packet parser tests
  * (packet_cases.c): frames and the parse result each must give.

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Copyright (C) 2026 the caked authors */
 /*
  * test_ackfilter.c: unit tests of the ACK filter (src/engine/ackfilter.c,
  * CAKE-SPEC §6) on whole queues: which ACK is dropped, the trigger,

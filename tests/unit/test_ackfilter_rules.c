@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Copyright (C) 2026 the caked authors */
 /*
  * test_ackfilter_rules.c: the eligibility rules of the ACK filter
  * (src/engine/ackfilter.c, CAKE-SPEC §6), one named test per rule: TCP

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Copyright (C) 2026 the caked authors */
 /*
  * test_autorate.c: the autorate controller (src/daemon/autorate.c), driven
  * by synthetic probe series and loads with a fake clock.

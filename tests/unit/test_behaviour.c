@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Copyright (C) 2026 the caked authors */
 /*
  * test_behaviour.c: CAKE's promises measured on the engine with a fake
  * clock (issue "feature-complete engine"): host fairness in every dual

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Copyright (C) 2026 the caked authors */
 /*
  * test_cake.c: the engine instance as a whole, driven through the public
  * API with a fake clock: shaper release times, DRR++ sparse-flow priority,

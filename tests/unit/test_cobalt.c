@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Copyright (C) 2026 the caked authors */
 /*
  * test_cobalt.c: COBALT, CoDel + BLUE (src/engine/cobalt.c, CAKE-SPEC §5,
  * reference/cake-reference.md §2.6).

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Copyright (C) 2026 the caked authors */
 /*
  * test_config.c: loading caked.conf (src/daemon/config.c). Each file is
  * written to a private temporary directory and loaded; every error class

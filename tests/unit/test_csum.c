@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Copyright (C) 2026 the caked authors */
 /*
  * test_csum.c: the Internet checksum helpers (src/engine/csum.c) against
  * RFC 1071's worked example and a byte-by-byte reference written here,

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Copyright (C) 2026 the caked authors */
 /*
  * test_ctlcmd.c: the control commands (src/daemon/ctlcmd.c) against the
  * fake daemon of fakectl.c: golden JSON for known snapshots, permissions,

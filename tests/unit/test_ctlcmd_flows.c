@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Copyright (C) 2026 the caked authors */
 /*
  * test_ctlcmd_flows.c: the hosts and flows commands (src/daemon/ctlcmd.c)
  * against the fake daemon and flow tables of fakectl.c: golden JSON, sums

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Copyright (C) 2026 the caked authors */
 /*
  * test_gro.c: coalescing on output (src/daemon/gro.c). A TCP super-packet
  * as the kernel hands it over (checksum field holding the pseudo-header

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Copyright (C) 2026 the caked authors */
 /*
  * test_gso.c: unit tests of src/engine/gso.c (GSO super-packet split).
  *

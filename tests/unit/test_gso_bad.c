@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Copyright (C) 2026 the caked authors */
 /*
  * test_gso_bad.c: gso_split() (src/engine/gso.c) on hostile or
  * unsupported input: each case mutates a good super-packet of

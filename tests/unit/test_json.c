@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Copyright (C) 2026 the caked authors */
 /*
  * test_json.c: the JSON writer and reader of the control protocol
  * (src/common/json.c): escaping, misuse and overflow of the writer, what

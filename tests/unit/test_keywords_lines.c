@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Copyright (C) 2026 the caked authors */
 /*
  * test_keywords_lines.c: keyword lines as a whole (src/common/keywords.c):
  * exact error messages that leave the config unchanged, white space,

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Copyright (C) 2026 the caked authors */
 /*
  * test_natcache.c: the NAT lookup cache (src/daemon/natcache.c): the
  * mapping of a masqueraded connection in both directions, LRU eviction,

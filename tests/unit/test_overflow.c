@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Copyright (C) 2026 the caked authors */
 /*
  * test_overflow.c: the lazy max-heap of queue backlogs used to pick the
  * victim of a memory-limit drop (src/engine/overflow.c, CAKE-SPEC §5,

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Copyright (C) 2026 the caked authors */
 /*
  * test_packet_ecn.c: the packet_* header rewrites: CE marking, DSCP
  * washing, packet_dscp() and packet_is_ect(). Frames are built with the

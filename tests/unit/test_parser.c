@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Copyright (C) 2026 the caked authors */
 /*
  * test_parser.c: cakectl's command grammar (src/ctl/parser.c): every
  * command gives the right action, direction and request line; wrong words

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Copyright (C) 2026 the caked authors */
 /*
  * test_pool.c: the daemon's packet buffer pool (src/daemon/pool.c) and the
  * packet path's rate-limited log (log_rate_warnx() in src/daemon/log.c).

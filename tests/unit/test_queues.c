@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Copyright (C) 2026 the caked authors */
 /*
  * test_queues.c: caked's "queues N" extension (struct cake_config.queues):
  * an instance made with N flow queues per tin really has N queues and N

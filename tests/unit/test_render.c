@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Copyright (C) 2026 the caked authors */
 /*
  * test_render.c: cakectl's renderers (src/ctl/render.c): the golden JSON
  * replies (written by test_ctlcmd from known snapshots) give golden tc-style

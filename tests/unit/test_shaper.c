@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Copyright (C) 2026 the caked authors */
 /*
  * test_shaper.c: the shaper's rate and length arithmetic
  * (src/engine/shaper.c, reference/cake-reference.md §2.1-2.2).

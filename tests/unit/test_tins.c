@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Copyright (C) 2026 the caked authors */
 /*
  * test_tins.c: the DiffServ tin tables (src/engine/tins.c, CAKE-SPEC §4,
  * reference/cake-reference.md §1.5).

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Copyright (C) 2026 the caked authors */
 /*
  * test_units.c: rates, times and sizes in tc's syntax (src/common/units.c,
  * through keywords_parse_rate() and friends): unit conversions, exact

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Copyright (C) 2026 the caked authors */
 /*
  * test_vnet.c: virtio-net headers (src/daemon/vnet.c): decoding and
  * encoding, batched reads that move super-packets into large buffers,

@@ -342,7 +342,7 @@ ctlcmd_set(struct ctlcmd_ctx *x, struct ctlcmd_req *r)
 		    "unknown direction '%s' (upload or download)", r->argv[1]);
 	if (!x->peer->admin)
 		return ctlcmd_fail(x, CTL_CODE_DENIED, "permission denied: "
-		    "'set' needs root or the admin group");
+		    "'set' needs root, caked's user or the admin group");
 	if (x->ops->snapshot == NULL || x->ops->change == NULL ||
 	    x->ops->snapshot(x->ops->arg, dir, &st, &cfg) == -1)
 		return ctlcmd_fail(x, CTL_CODE_USAGE, "%s is not shaped",
@@ -374,7 +374,7 @@ ctlcmd_reload(struct ctlcmd_ctx *x, struct ctlcmd_req *r)
 		return ctlcmd_fail(x, CTL_CODE_USAGE, "usage: reload");
 	if (!x->peer->admin)
 		return ctlcmd_fail(x, CTL_CODE_DENIED, "permission denied: "
-		    "'reload' needs root or the admin group");
+		    "'reload' needs root, caked's user or the admin group");
 	if (x->ops->reload == NULL)
 		return ctlcmd_fail(x, CTL_CODE_FAILED, "reload not available");
 	if (x->ops->reload(x->ops->arg, x->err, sizeof(x->err)) == -1) {
@@ -532,6 +532,24 @@ ctlcmd_hosts_sum(const struct cake_flow_stats *f, unsigned int n, int dir,
 	}
 	qsort(h, k + 1, sizeof(*h), ctlcmd_host_cmp);
 	return k + 1;
+}
+
+unsigned int
+ctlcmd_hosts_count(const struct cake_flow_stats *f, unsigned int n, int dir,
+    struct ctlcmd_host *scratch)
+{
+	static const uint8_t	zero[16];
+	const struct ctlcmd_host *h;
+	unsigned int		i, k, ip = 0;
+
+	/* Not ARP and other non-IP, nor 0.0.0.0 or :: (DHCP, IGMP probes). */
+	k = ctlcmd_hosts_sum(f, n, dir, scratch);
+	for (i = 0; i < k; i++) {
+		h = &scratch[i];
+		ip += (h->family == 4 && memcmp(h->addr + 12, zero, 4) != 0) ||
+		    (h->family == 6 && memcmp(h->addr, zero, 16) != 0);
+	}
+	return ip;
 }
 
 static void

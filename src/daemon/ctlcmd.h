@@ -25,7 +25,7 @@ struct json_writer;
 struct ctlcmd_peer {
 	uint32_t	uid;
 	int32_t		pid;
-	bool		admin;		/* uid 0 or admin-group: may change state */
+	bool		admin;		/* root, own uid, admin-group: may change */
 };
 
 /* The control socket's own counters, shown under "control" by stats. */
@@ -134,5 +134,12 @@ int		 ctlcmd_error(const char *code, const char *msg, char *out,
 		    size_t cap);
 /* "upload" or "download"; NULL if out of range. */
 const char	*ctlcmd_dir_name(int dir);
+/*
+ * How many IP hosts (not 0.0.0.0 or ::) the n flows f of direction dir
+ * belong to (the source in upload, the destination in download);
+ * scratch holds n entries.
+ */
+unsigned int	 ctlcmd_hosts_count(const struct cake_flow_stats *f,
+		    unsigned int n, int dir, struct ctlcmd_host *scratch);
 
 #endif /* CAKED_DAEMON_CTLCMD_H */

@@ -266,7 +266,11 @@ ctlsock_on_read(evutil_socket_t fd, short what, void *arg)
 	ctlsock_serve(cl);
 }
 
-/* Whether the peer is root or in the admin group (primary or not). */
+/*
+ * Whether the peer is root, caked's own user or in the admin group
+ * (primary or not). caked's own user may already signal it (SIGHUP
+ * reloads), and it is who systemd's ExecReload= runs `cakectl reload` as.
+ */
 static bool
 ctlsock_is_admin(const struct ctlsock *cs, int fd, const struct ucred *cr)
 {
@@ -274,7 +278,7 @@ ctlsock_is_admin(const struct ctlsock *cs, int fd, const struct ucred *cr)
 	socklen_t	len = sizeof(groups);
 	size_t		i;
 
-	if (cr->uid == 0)
+	if (cr->uid == 0 || cr->uid == geteuid())
 		return true;
 	if (!cs->params.has_admin)
 		return false;

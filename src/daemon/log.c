@@ -3,12 +3,18 @@
 /*
  * log.c: log lines to stderr (foreground, systemd's journal picks them up)
  * or to syslog, filtered by a level, in the manner of OpenBSD's log.c.
+ * When stderr is the journal ($JOURNAL_STREAM names its device and inode)
+ * each line starts with its syslog priority, "<4>" say, which journald
+ * takes as the line's priority (sd-daemon(3)); elsewhere lines are plain.
  *
  * Every function preserves errno. fatal() and fatalx() exit, and are
  * meant for startup and broken invariants only. The packet path must use
  * log_rate_warnx(), never a plain log call per packet.
  */
+#include <sys/stat.h>
+
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +25,23 @@
 static int	 log_to_syslog;
 static int	 log_level = LOG_INFO;
 static const char *log_ident = "caked";
+static int	 log_journal;		/* stderr is the journal: "<N>" */
+
+/* Whether $JOURNAL_STREAM ("DEV:INODE") is the file stderr is open on. */
+static int
+log_stderr_is_journal(void)
+{
+	const char	*env = getenv("JOURNAL_STREAM");
+	struct stat	 st;
+	uintmax_t	 dev, ino;
+	char		 end;
+
+	if (env == NULL || sscanf(env, "%ju:%ju%c", &dev, &ino, &end) != 2)
+		return 0;
+	if (fstat(fileno(stderr), &st) == -1)
+		return 0;
+	return (uintmax_t)st.st_dev == dev && (uintmax_t)st.st_ino == ino;
+}
 
 void
 log_init(int to_syslog, int level, const char *ident)
@@ -27,6 +50,7 @@ log_init(int to_syslog, int level, const char *ident)
 		closelog();
 	log_to_syslog = to_syslog;
 	log_level = level;
+	log_journal = log_stderr_is_journal();
 	if (ident != NULL)
 		log_ident = ident;
 	if (log_to_syslog)
@@ -51,7 +75,7 @@ static void	vlog(int, const char *, va_list, int)
 static void
 vlog(int pri, const char *fmt, va_list ap, int with_errno)
 {
-	char	msg[1024];
+	char	msg[1024], pfx[8];
 	int	saved_errno = errno;
 
 	if (pri > log_level) {
@@ -66,11 +90,14 @@ vlog(int pri, const char *fmt, va_list ap, int with_errno)
 		else
 			syslog(pri, "%s", msg);
 	} else {
+		/* One write per line: stderr is unbuffered. */
+		(void)snprintf(pfx, sizeof(pfx), "<%d>", pri);
 		if (with_errno)
-			fprintf(stderr, "%s: %s: %s\n", log_ident, msg,
-			    strerror(saved_errno));
+			fprintf(stderr, "%s%s: %s: %s\n", log_journal ? pfx :
+			    "", log_ident, msg, strerror(saved_errno));
 		else
-			fprintf(stderr, "%s: %s\n", log_ident, msg);
+			fprintf(stderr, "%s%s: %s\n", log_journal ? pfx : "",
+			    log_ident, msg);
 		fflush(stderr);
 	}
 	errno = saved_errno;

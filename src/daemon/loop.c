@@ -36,6 +36,7 @@
 #include "daemon/log.h"
 #include "daemon/loop.h"
 #include "daemon/notify.h"
+#include "daemon/service.h"
 #include "daemon/timer.h"
 
 #define LOOP_TIMER_SLACK_NS	1	/* wake close to deadlines */
@@ -68,6 +69,7 @@ struct loop {
 	struct conntrack	*nat;		/* NULL: not needed or unavailable */
 	bool			 nat_warned;	/* "unavailable" logged once */
 	struct arrun		*ar;		/* autorate */
+	struct service		*svc;		/* watchdog and STATUS= */
 };
 
 static void
@@ -277,7 +279,7 @@ loop_reload(struct loop *l, char *err, size_t errlen)
 	const char		*what;
 	int			 rv = -1;
 
-	if (notify_send("RELOADING=1") == -1)
+	if (notify_reloading(timer_now_ns()) == -1)
 		log_warn("notify RELOADING");
 	log_info("reloading %s", l->setup.path);
 	if (config_load(l->setup.path, &new, config_report_log, NULL) == -1) {
@@ -307,6 +309,76 @@ loop_reload(struct loop *l, char *err, size_t errlen)
 	if (notify_send("READY=1") == -1)
 		log_warn("notify READY");
 	return rv;
+}
+
+/* ---- STATUS= line ------------------------------------------------------- */
+
+/* "17.9Mbit": tc's units, one decimal (dropped when it is 0). */
+static void
+loop_rate(uint64_t rate_Bps, char *buf, size_t len)
+{
+	static const char *const unit[] = { "bit", "Kbit", "Mbit", "Gbit" };
+	double	v = (double)rate_Bps * 8;
+	size_t	u = 0;
+
+	if (rate_Bps == 0) {
+		(void)snprintf(buf, len, "unlimited");
+		return;
+	}
+	while (v >= 1000 && u < 3) {
+		v /= 1000;
+		u++;
+	}
+	if (v - (double)(uint64_t)v < 0.05 || v >= 999.95)
+		(void)snprintf(buf, len, "%.0f%s", v, unit[u]);
+	else
+		(void)snprintf(buf, len, "%.1f%s", v, unit[u]);
+}
+
+/* LAN hosts with flow queues in upload; -1 without the control scratch. */
+static int
+loop_hosts(struct loop *l)
+{
+	struct ctlcmd_scratch	*s = &l->ctl_scratch;
+	unsigned int		 n;
+
+	if (s->flows == NULL || l->setup.cake[CONFIG_UPLOAD] == NULL)
+		return -1;
+	n = cake_get_flows(l->setup.cake[CONFIG_UPLOAD], s->flows, s->max);
+	return (int)ctlcmd_hosts_count(s->flows, n, CONFIG_UPLOAD, s->hosts);
+}
+
+/* "upload 20Mbit (autorate 17.9Mbit), download 100Mbit, 3 hosts" */
+static void
+loop_status_line(void *arg, char *buf, size_t len)
+{
+	struct loop		*l = arg;
+	struct cake_config	 cc;
+	char			 set[32], now[32];
+	size_t			 pos = 0;
+	int			 i, n, hosts;
+
+	for (i = 0; i < CONFIG_DIRS && pos < len; i++) {
+		if (l->setup.cake[i] == NULL)
+			continue;
+		cake_get_config(l->setup.cake[i], &cc);
+		loop_rate(l->setup.cfg->cake[i].rate_Bps, set, sizeof(set));
+		loop_rate(cc.rate_Bps, now, sizeof(now));
+		if (cc.rate_Bps != l->setup.cfg->cake[i].rate_Bps ||
+		    l->setup.cfg->autorate[i].enabled)
+			n = snprintf(buf + pos, len - pos, "%s%s %s (autorate "
+			    "%s)", pos > 0 ? ", " : "", config_dir_name(i),
+			    set, now);
+		else
+			n = snprintf(buf + pos, len - pos, "%s%s %s",
+			    pos > 0 ? ", " : "", config_dir_name(i), set);
+		if (n < 0 || (size_t)n >= len - pos)
+			return;		/* truncated but terminated */
+		pos += (size_t)n;
+	}
+	if ((hosts = loop_hosts(l)) >= 0 && pos < len)
+		(void)snprintf(buf + pos, len - pos, ", %d host%s", hosts,
+		    hosts == 1 ? "" : "s");
 }
 
 /* ---- control socket callbacks (ctlcmd_ops) ------------------------------ */
@@ -572,6 +644,8 @@ loop_create(const struct loop_setup *setup)
 	}
 	loop_nat(l, l->setup.cfg);
 	(void)arrun_apply(l->ar, l->setup.cfg);
+	if ((l->svc = service_create(l->base, loop_status_line, l)) == NULL)
+		goto fail;
 	return l;
 fail:
 	loop_destroy(l);
@@ -604,6 +678,7 @@ loop_destroy(struct loop *l)
 		if (l->dir[i].ev_write != NULL)
 			event_free(l->dir[i].ev_write);
 	}
+	service_destroy(l->svc);
 	ctlsock_stop(l->setup.ctl);	/* its events use our base */
 	conntrack_close(l->nat);
 	arrun_destroy(l->ar);

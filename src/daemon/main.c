@@ -318,11 +318,8 @@ main(int argc, char *argv[])
 	memset(&ms, 0, sizeof(ms));
 	ms.fd[0] = ms.fd[1] = -1;
 	if (config_load(o.path, &ms.cfg, o.test ? main_report_stderr :
-	    config_report_log, NULL) == -1) {
-		fprintf(stderr, "caked: %s: configuration has errors\n",
-		    o.path);
-		return EXIT_CONFIG;
-	}
+	    config_report_log, NULL) == -1)
+		fatalx("%s: configuration has errors", o.path);	/* exit 1 */
 	if (o.verbose && config_print(&ms.cfg, stdout) == -1) {
 		fprintf(stderr, "caked: cannot print the configuration\n");
 		return EXIT_CONFIG;

@@ -130,11 +130,11 @@ test_bad_requests_get_a_coded_error_and_change_nothing(void **state)
 		    CTL_CODE_USAGE,
 		    "unknown direction 'sideways' (upload or download)" },
 		{ &user_peer, "set upload bandwidth 30mbit", CTLCMD_DENIED,
-		    CTL_CODE_DENIED, "permission denied: 'set' needs root or "
-		    "the admin group" },
+		    CTL_CODE_DENIED, "permission denied: 'set' needs root, "
+		    "caked's user or the admin group" },
 		{ &user_peer, "reload", CTLCMD_DENIED, CTL_CODE_DENIED,
-		    "permission denied: 'reload' needs root or the admin "
-		    "group" },
+		    "permission denied: 'reload' needs root, caked's user or "
+		    "the admin group" },
 		{ &root_peer, "set upload bandwidth 98760bit", CTLCMD_ERROR,
 		    CTL_CODE_INVALID, "engine refused the options" },
 		{ &root_peer, "ping\x01", CTLCMD_ERROR, CTL_CODE_USAGE,

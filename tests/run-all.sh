@@ -4,7 +4,10 @@
 # run-all.sh: the one test command. On Debian 12 as root it installs what is
 # missing, builds caked with warnings as errors, runs every test (unit,
 # simulator, namespace; the namespace tests skip themselves without root),
-# checks the man pages, runs `make distcheck`, runs every test again
+# checks the man pages, runs `make distcheck`, builds the Debian package
+# and tests it installed (tests/package.sh: lintian, one namespace test
+# against /usr/sbin/caked with the packaged configuration, purge), runs
+# every test again
 # (unit, simulator, fuzz corpus replay, namespace) against a build with
 # AddressSanitizer + UndefinedBehaviorSanitizer, and runs each libFuzzer
 # harness for FUZZ_SECONDS (default 60) in a clang build.
@@ -26,6 +29,7 @@ packages=(
 	conntrack nftables iptables
 	systemd passwd util-linux python3
 	clang libclang-rt-14-dev valgrind
+	debhelper dh-autoreconf dpkg-dev fakeroot lintian
 )
 
 step() { printf '\n==> %s\n' "$*"; }
@@ -70,6 +74,13 @@ mandoc -Tlint -W warning "$top"/man/*.[58]
 
 step "make distcheck (namespace tests skipped: they run in the other passes)"
 CAKED_SKIP_NETNS=1 make -s distcheck >/dev/null
+
+step "Debian package: build, lintian, install, a namespace test, purge"
+if [ "$(id -u)" = 0 ]; then
+	bash "$top/tests/package.sh" "$top/build"
+else
+	echo "SKIP: the package test needs root (apt-get install)"
+fi
 
 # make check in full (unit, simulator, fuzz replay, namespace tests): the
 # namespace tests run this build's caked, and tests/netns/lib.sh fails a

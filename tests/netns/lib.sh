@@ -18,7 +18,11 @@
 # of the iperf3 loads, default cubic as on a stock Debian host; the host's
 # own default may differ, e.g. bbr), NETNS_KEEP_LOGS=1 keeps the temp dir,
 # NETNS_FORWARDER=tapfwd runs the bare forwarder where caked would run (to
-# check a testbed's mechanics; rate and latency checks then fail).
+# check a testbed's mechanics; rate and latency checks then fail),
+# NETNS_CONF=FILE runs caked with FILE as it is instead of a generated
+# configuration (CI: the installed package's /etc/caked.conf, edited as
+# the README says; it must name the devices tlan and twan and match the
+# rates the test asks for).
 
 set -u
 
@@ -462,7 +466,12 @@ netns_write_conf()
 # netns_start_caked UPLOAD_RATE DOWNLOAD_RATE [EXTRA_OPTIONS]
 netns_start_caked()
 {
-	netns_write_conf "$@"
+	if [ -n "${NETNS_CONF:-}" ]; then
+		FWD_CONF=$NETNS_CONF
+		log "NETNS_CONF: caked reads $FWD_CONF as it is"
+	else
+		netns_write_conf "$@"
+	fi
 	if [ "${NETNS_FORWARDER:-caked}" = tapfwd ]; then
 		# testbed development only: no shaping, figures meaningless
 		log "NETNS_FORWARDER=tapfwd: starting tapfwd instead of caked"

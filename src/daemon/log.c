@@ -57,6 +57,16 @@ log_init(int to_syslog, int level, const char *ident)
 		openlog(log_ident, LOG_PID | LOG_NDELAY, LOG_DAEMON);
 }
 
+const char *
+log_prefix(int pri)
+{
+	static const char *const pfx[] = {
+		"<0>", "<1>", "<2>", "<3>", "<4>", "<5>", "<6>", "<7>",
+	};
+
+	return log_journal && pri >= 0 && pri <= 7 ? pfx[pri] : "";
+}
+
 void
 log_setlevel(int level)
 {
@@ -75,7 +85,7 @@ static void	vlog(int, const char *, va_list, int)
 static void
 vlog(int pri, const char *fmt, va_list ap, int with_errno)
 {
-	char	msg[1024], pfx[8];
+	char	msg[1024];
 	int	saved_errno = errno;
 
 	if (pri > log_level) {
@@ -91,12 +101,11 @@ vlog(int pri, const char *fmt, va_list ap, int with_errno)
 			syslog(pri, "%s", msg);
 	} else {
 		/* One write per line: stderr is unbuffered. */
-		(void)snprintf(pfx, sizeof(pfx), "<%d>", pri);
 		if (with_errno)
-			fprintf(stderr, "%s%s: %s: %s\n", log_journal ? pfx :
-			    "", log_ident, msg, strerror(saved_errno));
+			fprintf(stderr, "%s%s: %s: %s\n", log_prefix(pri),
+			    log_ident, msg, strerror(saved_errno));
 		else
-			fprintf(stderr, "%s%s: %s\n", log_journal ? pfx : "",
+			fprintf(stderr, "%s%s: %s\n", log_prefix(pri),
 			    log_ident, msg);
 		fflush(stderr);
 	}

@@ -13,6 +13,11 @@
 
 /* Starts logging to stderr (to_syslog 0) or syslog, at most at level. */
 void	log_init(int to_syslog, int level, const char *ident);
+/*
+ * "<4>" for LOG_WARNING and so on when stderr is the journal (log_init()
+ * compared $JOURNAL_STREAM with it), else "": for lines printed directly.
+ */
+const char *log_prefix(int pri);
 /* Changes the most verbose level logged (a syslog priority). */
 void	log_setlevel(int level);
 /* Returns the level set by log_init() or log_setlevel(). */

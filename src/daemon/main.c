@@ -67,7 +67,8 @@ static void
 main_report_stderr(void *arg, const char *msg)
 {
 	(void)arg;
-	fprintf(stderr, "%s\n", msg);
+	/* A config error of -t (ExecStartPre=) is a warning in the journal. */
+	fprintf(stderr, "%s%s\n", log_prefix(LOG_WARNING), msg);
 }
 
 /*

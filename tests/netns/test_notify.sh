@@ -70,6 +70,12 @@ grep -q '^caked: .*configuration has errors' "$NETNS_TMP/plain.log" &&
 grep -q '^<4>caked: .*mtu: expected' "$NETNS_TMP/journal.log" &&
     grep -q '^<3>caked: .*configuration has errors' "$NETNS_TMP/journal.log" ||
     fail "no <4>/<3> prefixes when JOURNAL_STREAM is stderr"
+: >"$NETNS_TMP/journal-t.log"
+JOURNAL_STREAM=$(stat -c '%d:%i' "$NETNS_TMP/journal-t.log") \
+    "$CAKED" -t -c "$NETNS_TMP/bad.conf" 2>"$NETNS_TMP/journal-t.log"
+log "caked -t, JOURNAL_STREAM = stderr: $(tr '\n' '/' <"$NETNS_TMP/journal-t.log")"
+grep -q '^<4>/.*bad.conf:2: \[general\] mtu: expected' \
+    "$NETNS_TMP/journal-t.log" || fail "caked -t: no <4> on the error line"
 
 # caked as user nobody (its own user), reachable by group nogroup.
 netns_topo_tap

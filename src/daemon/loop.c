@@ -313,13 +313,14 @@ loop_reload(struct loop *l, char *err, size_t errlen)
 
 /* ---- STATUS= line ------------------------------------------------------- */
 
-/* "17.9Mbit": tc's units, one decimal (dropped when it is 0). */
+/* "17.9Mbit", "20Mbit": tc's units, tenths (none when they are 0). */
 static void
 loop_rate(uint64_t rate_Bps, char *buf, size_t len)
 {
 	static const char *const unit[] = { "bit", "Kbit", "Mbit", "Gbit" };
-	double	v = (double)rate_Bps * 8;
-	size_t	u = 0;
+	double		v = (double)rate_Bps * 8;
+	uint64_t	tenths;
+	size_t		u = 0;
 
 	if (rate_Bps == 0) {
 		(void)snprintf(buf, len, "unlimited");
@@ -329,10 +330,14 @@ loop_rate(uint64_t rate_Bps, char *buf, size_t len)
 		v /= 1000;
 		u++;
 	}
-	if (v - (double)(uint64_t)v < 0.05 || v >= 999.95)
-		(void)snprintf(buf, len, "%.0f%s", v, unit[u]);
+	tenths = (uint64_t)(v * 10 + 0.5);
+	if (tenths % 10 == 0)
+		(void)snprintf(buf, len, "%llu%s",
+		    (unsigned long long)(tenths / 10), unit[u]);
 	else
-		(void)snprintf(buf, len, "%.1f%s", v, unit[u]);
+		(void)snprintf(buf, len, "%llu.%llu%s",
+		    (unsigned long long)(tenths / 10),
+		    (unsigned long long)(tenths % 10), unit[u]);
 }
 
 /* LAN hosts with flow queues in upload; -1 without the control scratch. */

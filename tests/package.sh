@@ -78,10 +78,13 @@ id caked || { echo "package.sh: no user caked" >&2; exit 1; }
 dpkg-query -W -f='${Conffiles}\n' caked | grep -q '^ /etc/caked.conf ' || {
 	echo "package.sh: /etc/caked.conf is not a conffile" >&2; exit 1; }
 
-# The README's edit: name the devices, set each direction's rate.
+# The README's edit: name the devices, set each direction's rate (the
+# shipped file has the bandwidth lines commented out: it limits nothing).
+grep -q '^bandwidth' /etc/caked.conf && {
+	echo "package.sh: the shipped /etc/caked.conf sets a rate" >&2; exit 1; }
 step "edit /etc/caked.conf as the README says; test_tap_basic on /usr/sbin/caked"
 sed -i -e 's/^lan = .*/lan = tlan/' -e 's/^wan = .*/wan = twan/' \
-    -e 's/^bandwidth = .*/bandwidth = 50mbit/' /etc/caked.conf
+    -e 's/^#bandwidth = .*/bandwidth = 50mbit/' /etc/caked.conf
 /usr/sbin/caked -t -c /etc/caked.conf
 [ -d /run/caked ] || run_dir_made=yes
 rc=0

@@ -226,6 +226,9 @@ shipped_sample_loads(void **state)
 	assert_int_equal(c.n, 0);
 	assert_true(cfg.shaped[CONFIG_UPLOAD]);
 	assert_true(cfg.shaped[CONFIG_DOWNLOAD]);
+	/* As installed it limits nothing until the operator sets the rates. */
+	assert_int_equal(cfg.cake[CONFIG_UPLOAD].rate_Bps, 0);
+	assert_int_equal(cfg.cake[CONFIG_DOWNLOAD].rate_Bps, 0);
 }
 
 /* One error class per row: the file and its one exact message. */

@@ -36,8 +36,10 @@ expect "-h exits 0 with usage" 0 '^usage: caked' "$caked" -h
 expect "--version prints the version" 0 '^caked [0-9]' "$caked" --version
 expect "-t accepts the shipped sample" 0 '^configuration OK$' \
     "$caked" -t -c "$sample"
+# (the sample sets no rate: it limits nothing until edited)
 expect "-t -v prints the canonical upload options" 0 \
-    '^options = "bandwidth 20Mbit ' "$caked" -t -v -c "$sample"
+    '^options = "bandwidth unlimited diffserv3 dual-srchost ' \
+    "$caked" -t -v -c "$sample"
 expect "a missing file is an error" 1 'absent.conf: cannot open' \
     "$caked" -t -c "$tmp/absent.conf"
 expect "a bad option is a usage error" 2 '^usage: caked' "$caked" -x

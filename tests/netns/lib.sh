@@ -6,7 +6,7 @@
 # forwarder (caked, or the bare tests/bench/tapfwd) inside the router
 # namespace, and measures: ping RTT statistics and iperf3 goodput.
 #
-# Rules it enforces (see /work/shared/TESTBED.md): every address used lives
+# Rules it enforces (doc/testing.md, "Testbed rules"): every address used lives
 # inside namespaces this run created (10.201.x.x, 10.202.x.x); namespaces are
 # named with a per-run prefix; every load is bounded; everything started is
 # stopped by its saved PID; everything is deleted on EXIT even on failure.
@@ -59,8 +59,14 @@ log()
 	printf '[%s] %s\n' "$(date +%H:%M:%S)" "$*"
 }
 
+# skip WHY: the test cannot run here (77). A check that already failed
+# wins: a run with a FAIL line never reports SKIP.
 skip()
 {
+	if [ "$NETNS_FAILED" != 0 ]; then
+		echo "FAIL: checks failed before the skip ($*)"
+		exit 1
+	fi
 	echo "SKIP: $*"
 	exit 77
 }
@@ -123,6 +129,8 @@ netns_cleanup()
 	local rc=$? pid ns i
 
 	trap - EXIT INT TERM
+	# A failed check turns any exit status, 0 and 77 included, into 1.
+	[ "$NETNS_FAILED" = 0 ] || rc=1
 	for pid in $NETNS_PIDS; do
 		netns_is_child "$pid" && kill -TERM "$pid" 2>/dev/null
 	done
@@ -589,13 +597,16 @@ mbit()
 }
 
 # check NAME VALUE OP LIMIT: one pass/fail line with the measured figure;
-# OP is one of lt le gt ge eq (numbers may be fractional).
+# OP is one of lt le gt ge eq (numbers may be fractional). A VALUE that is
+# not a number (jq's null for a renamed key, "", nan) fails every OP.
 check()
 {
 	local name=$1 val=$2 op=$3 lim=$4 ok
 
 	ok=$(awk -v v="$val" -v l="$lim" -v op="$op" 'BEGIN {
-		if (v == "nan" || v == "") { print 0; exit }
+		if (v !~ /^[-+]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][-+]?[0-9]+)?$/) {
+			print 0; exit
+		}
 		if (op == "lt") print (v + 0 < l + 0)
 		else if (op == "le") print (v + 0 <= l + 0)
 		else if (op == "gt") print (v + 0 > l + 0)

@@ -598,15 +598,15 @@ mbit()
 
 # check NAME VALUE OP LIMIT: one pass/fail line with the measured figure;
 # OP is one of lt le gt ge eq (numbers may be fractional). A VALUE that is
-# not a number (jq's null for a renamed key, "", nan) fails every OP.
+# not a number (jq's null for a renamed key, "", nan) fails every OP, and
+# so does a LIMIT that is not one.
 check()
 {
 	local name=$1 val=$2 op=$3 lim=$4 ok
 
 	ok=$(awk -v v="$val" -v l="$lim" -v op="$op" 'BEGIN {
-		if (v !~ /^[-+]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][-+]?[0-9]+)?$/) {
-			print 0; exit
-		}
+		num = "^[-+]?([0-9]+\\.?[0-9]*|\\.[0-9]+)([eE][-+]?[0-9]+)?$"
+		if (v !~ num || l !~ num) { print 0; exit }
 		if (op == "lt") print (v + 0 < l + 0)
 		else if (op == "le") print (v + 0 <= l + 0)
 		else if (op == "gt") print (v + 0 > l + 0)

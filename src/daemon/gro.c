@@ -26,6 +26,7 @@
 
 #include "caked/cake.h"
 #include "daemon/gro.h"
+#include "engine/csum.h"
 
 #define GRO_PROTO_TCP	6
 #define GRO_IPV4_DF	0x40	/* in the byte at offset 6 */
@@ -37,39 +38,6 @@
 #define GRO_TCP_ACK	0x10
 #define GRO_TCP_ECE	0x40
 #define GRO_IP_MAX	65535	/* IP total length field */
-
-static uint32_t
-gro_get32(const uint8_t *p)
-{
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
-	    (uint32_t)p[2] << 8 | p[3];
-}
-
-static void
-gro_put16(uint8_t *p, uint32_t v)
-{
-	p[0] = (uint8_t)(v >> 8);
-	p[1] = (uint8_t)v;
-}
-
-/* Ones' complement sum of big-endian 16-bit words. */
-static uint32_t
-gro_sum(uint32_t sum, const uint8_t *p, size_t len)
-{
-	for (; len > 1; p += 2, len -= 2)
-		sum += (uint32_t)p[0] << 8 | p[1];
-	if (len == 1)
-		sum += (uint32_t)p[0] << 8;
-	return sum;
-}
-
-static uint16_t
-gro_fold(uint32_t sum)
-{
-	while (sum >> 16)
-		sum = (sum & 0xffff) + (sum >> 16);
-	return (uint16_t)sum;
-}
 
 static uint32_t
 gro_hdr_bytes(const struct cake_pkt *pkt)
@@ -163,8 +131,8 @@ gro_follows(struct cake_pkt *const run[], unsigned int n,
 	if (pay > mss || total > cap_bytes ||
 	    total > GRO_IP_MAX)
 		return false;
-	return gro_get32(pkt->data + pkt->meta.l4_off + GRO_TCP_SEQ) ==
-	    gro_get32(last->data + last->meta.l4_off + GRO_TCP_SEQ) + mss;
+	return csum_get32(pkt->data + pkt->meta.l4_off + GRO_TCP_SEQ) ==
+	    csum_get32(last->data + last->meta.l4_off + GRO_TCP_SEQ) + mss;
 }
 
 /* Lengths and checksums of the glued packet's headers. */
@@ -176,19 +144,19 @@ gro_fix_headers(struct cake_pkt *out, uint32_t total, uint8_t flags)
 	uint32_t	 l4_len = total - m->l4_off, sum;
 
 	if (m->l3 == CAKE_L3_IPV4) {
-		gro_put16(ip + 2, total - m->ip_off);
-		gro_put16(ip + 10, 0);
-		gro_put16(ip + 10, (uint16_t)~gro_fold(gro_sum(0, ip,
+		csum_put16(ip + 2, (uint16_t)(total - m->ip_off));
+		csum_put16(ip + 10, 0);
+		csum_put16(ip + 10, csum_fold(csum_add(0, ip,
 		    m->l4_off - m->ip_off)));
-		sum = gro_sum(0, ip + 12, 8);
+		sum = csum_pseudo(ip + 12, ip + 16, 4, GRO_PROTO_TCP, l4_len);
 	} else {
-		gro_put16(ip + 4, total - m->ip_off - GRO_IPV6_HDR);
-		sum = gro_sum(0, ip + 8, 32);
+		csum_put16(ip + 4, (uint16_t)(total - m->ip_off -
+		    GRO_IPV6_HDR));
+		sum = csum_pseudo(ip + 8, ip + 24, 16, GRO_PROTO_TCP, l4_len);
 	}
 	tcp[GRO_TCP_FLAGS] = flags;
-	/* As the kernel's NEEDS_CSUM: the folded pseudo-header sum. */
-	sum += GRO_PROTO_TCP + (l4_len >> 16) + (l4_len & 0xffff);
-	gro_put16(tcp + GRO_TCP_CSUM, gro_fold(sum));
+	/* As the kernel's NEEDS_CSUM: the folded, uncomplemented sum. */
+	csum_put16(tcp + GRO_TCP_CSUM, (uint16_t)~csum_fold(sum));
 }
 
 void

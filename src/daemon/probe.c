@@ -29,6 +29,7 @@
 #include <netinet/ip_icmp.h>
 
 #include <errno.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,6 +37,7 @@
 #include <unistd.h>
 
 #include "daemon/probe.h"
+#include "engine/csum.h"
 
 #define PROBE_MAGIC	0x63616b65U	/* "cake" */
 #define PROBE_PKT_MAX	256		/* bytes of a reply we look at */
@@ -115,23 +117,6 @@ probe_set_targets(struct probe *p, const struct in_addr *a, unsigned int n)
 	memset(p->slot, 0, sizeof(p->slot));
 }
 
-/* The Internet checksum (RFC 1071) of an ICMP message. */
-static uint16_t
-probe_cksum(const void *buf, size_t len)
-{
-	const uint8_t	*b = buf;
-	uint32_t	 sum = 0;
-	size_t		 i;
-
-	for (i = 0; i + 1 < len; i += 2)
-		sum += (uint32_t)(b[i] << 8 | b[i + 1]);
-	if (len & 1)
-		sum += (uint32_t)b[len - 1] << 8;
-	while (sum >> 16)
-		sum = (sum & 0xffff) + (sum >> 16);
-	return htons((uint16_t)~sum);
-}
-
 int
 probe_send(struct probe *p, unsigned int idx, uint64_t now_ns)
 {
@@ -155,8 +140,8 @@ probe_send(struct probe *p, unsigned int idx, uint64_t now_ns)
 	pl.send_ns = now_ns;
 	memcpy(pkt, &ih, sizeof(ih));
 	memcpy(pkt + sizeof(ih), &pl, sizeof(pl));
-	ih.checksum = probe_cksum(pkt, sizeof(pkt));
-	memcpy(pkt, &ih, sizeof(ih));
+	csum_put16(pkt + offsetof(struct icmphdr, checksum),
+	    csum_fold(csum_add(0, pkt, sizeof(pkt))));
 	memset(&sin, 0, sizeof(sin));
 	sin.sin_family = AF_INET;
 	sin.sin_addr = p->target[idx];

@@ -30,6 +30,7 @@
 
 #include "caked/cake.h"
 #include "engine/ackfilter.h"
+#include "engine/csum.h"
 
 #define ACKF_PROTO_TCP		6
 #define ACKF_TCP_MIN_BYTES	20	/* RFC 9293: header, no options */
@@ -72,13 +73,6 @@ struct ackf_tcp {
 	uint32_t	sack_end[ACKF_SACK_MAX_BLOCKS];
 };
 
-static uint32_t
-get32(const uint8_t *p)
-{
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
-	    (uint32_t)p[2] << 8 | (uint32_t)p[3];
-}
-
 /* Serial-number order (RFC 1982) as the kernel's before(): a < b. */
 static bool
 seq_before(uint32_t a, uint32_t b)
@@ -103,9 +97,9 @@ opt_sack(const uint8_t *body, size_t body_bytes, struct ackf_tcp *t)
 		t->malformed = true;
 		return;
 	}
-	for (i = 0; i < n; i++) {
-		t->sack_start[i] = get32(body + i * ACKF_SACK_BLOCK_BYTES);
-		t->sack_end[i] = get32(body + i * ACKF_SACK_BLOCK_BYTES + 4);
+	for (i = 0; i < n; i++, body += ACKF_SACK_BLOCK_BYTES) {
+		t->sack_start[i] = csum_get32(body);
+		t->sack_end[i] = csum_get32(body + 4);
 		/* An empty or reversed block is not well-formed. */
 		if (!seq_after(t->sack_end[i], t->sack_start[i]))
 			t->malformed = true;
@@ -133,8 +127,8 @@ opt_one(uint8_t kind, const uint8_t *body, size_t body_bytes,
 			break;
 		}
 		t->has_ts = true;
-		t->tsval = get32(body);
-		t->tsecr = get32(body + 4);
+		t->tsval = csum_get32(body);
+		t->tsecr = csum_get32(body + 4);
 		break;
 	default:
 		/* MSS, WS, SACK-permitted, TFO, experimental, unknown. */
@@ -189,7 +183,7 @@ tcp_read(const struct cake_pkt *p, struct ackf_tcp *t)
 		return false;
 
 	memset(t, 0, sizeof(*t));
-	t->ack_seq = get32(th + 8);
+	t->ack_seq = csum_get32(th + 8);
 	t->flags = (uint16_t)((th[12] & 0x0f) << 8 | th[13]);
 	t->payload_bytes = m->l4_len - (uint32_t)hdr_bytes;
 	opt_walk(th + ACKF_TCP_MIN_BYTES, hdr_bytes - ACKF_TCP_MIN_BYTES, t);

@@ -19,6 +19,22 @@ csum_put16(uint8_t *p, uint16_t v)
 }
 
 uint32_t
+csum_get32(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
+	    (uint32_t)p[2] << 8 | p[3];
+}
+
+void
+csum_put32(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)(v >> 24);
+	p[1] = (uint8_t)(v >> 16);
+	p[2] = (uint8_t)(v >> 8);
+	p[3] = (uint8_t)v;
+}
+
+uint32_t
 csum_add(uint32_t sum, const uint8_t *p, size_t len)
 {
 	uint64_t	acc = sum;

@@ -3,7 +3,9 @@
 /*
  * csum.h: the Internet checksum (RFC 1071) and its incremental update
  * (RFC 1624), for IPv4 headers and TCP/UDP after the engine rewrites a
- * packet (ECN marks, wash, GSO segments). Pure arithmetic.
+ * packet (ECN marks, wash, GSO segments), and big-endian loads and
+ * stores. Pure arithmetic, so the daemon uses it too (gro.c, probe.c):
+ * the one header of src/engine it may include.
  */
 #ifndef CAKED_ENGINE_CSUM_H
 #define CAKED_ENGINE_CSUM_H
@@ -24,8 +26,10 @@ uint32_t	csum_pseudo(const uint8_t *src, const uint8_t *dst,
  */
 void		csum_replace16(uint8_t *field, uint16_t old_word,
 		    uint16_t new_word);
-/* Reads / writes a big-endian 16-bit value. */
+/* Reads / writes a big-endian 16- or 32-bit value (the one copy). */
 uint16_t	csum_get16(const uint8_t *p);
 void		csum_put16(uint8_t *p, uint16_t v);
+uint32_t	csum_get32(const uint8_t *p);
+void		csum_put32(uint8_t *p, uint32_t v);
 
 #endif /* CAKED_ENGINE_CSUM_H */

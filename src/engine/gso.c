@@ -58,21 +58,6 @@ struct gso_layout {
 	uint32_t	pseudo_sum;	/* pseudo-header without the length */
 };
 
-static uint32_t
-gso_get32(const uint8_t *p)
-{
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
-	    (uint32_t)p[2] << 8 | p[3];
-}
-
-static void
-gso_put32(uint8_t *p, uint32_t v)
-{
-	p[0] = (uint8_t)(v >> 24);
-	p[1] = (uint8_t)(v >> 16);
-	p[2] = (uint8_t)(v >> 8);
-	p[3] = (uint8_t)v;
-}
 
 /* Maps the GSO type to the L4 protocol and IP family it requires. */
 static int
@@ -281,7 +266,7 @@ gso_fill_l4(uint8_t *seg, const struct gso_layout *lo, uint32_t i,
 	size_t		 csum_off;
 
 	if (lo->proto == GSO_PROTO_TCP) {
-		gso_put32(l4 + 4, gso_get32(l4 + 4) + i * lo->mss_bytes);
+		csum_put32(l4 + 4, csum_get32(l4 + 4) + i * lo->mss_bytes);
 		flags = l4[13];
 		if (i + 1 < lo->segs)
 			flags &= (uint8_t)~(GSO_TCP_FIN | GSO_TCP_PSH);

@@ -24,7 +24,6 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <event2/event.h>
@@ -33,6 +32,7 @@
 #include "daemon/ctlcmd.h"
 #include "daemon/ctlsock.h"
 #include "daemon/log.h"
+#include "daemon/timer.h"
 
 #ifndef SO_PEERGROUPS
 #define SO_PEERGROUPS	59	/* Linux >= 4.13 */
@@ -68,15 +68,6 @@ struct ctlsock {
 };
 
 static void	ctlsock_serve(struct ctlsock_client *);
-
-static uint64_t
-ctlsock_now_ns(void)
-{
-	struct timespec	ts;
-
-	(void)clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
 
 static void
 ctlsock_client_free(struct ctlsock_client *cl)
@@ -180,7 +171,7 @@ ctlsock_log(struct ctlsock *cs, const struct ctlcmd_peer *peer,
 		    (int)peer->pid, line);
 	else if (result == CTLCMD_DENIED) {
 		cs->count.denied++;
-		log_rate_warnx(&cs->denied_rl, ctlsock_now_ns(), "control: "
+		log_rate_warnx(&cs->denied_rl, timer_now_ns(), "control: "
 		    "uid %u pid %d: denied: %.64s", (unsigned int)peer->uid,
 		    (int)peer->pid, line);
 	}

@@ -28,6 +28,7 @@
 #include <iniparser.h>
 
 #include "caked/cake.h"
+#include "caked/ctl.h"
 #include "caked/keywords.h"
 #include "daemon/arconf.h"
 #include "daemon/config.h"
@@ -37,7 +38,7 @@
 #include "daemon/natcache.h"
 
 const char *const config_sections[SEC_COUNT] = {
-	"general", "upload", "download",
+	"general", CTL_DIR_UPLOAD, CTL_DIR_DOWNLOAD,
 };
 
 static const char *const general_keys[] = {
@@ -57,7 +58,7 @@ config_report_log(void *arg, const char *msg)
 const char *
 config_dir_name(enum config_dir dir)
 {
-	return dir == CONFIG_UPLOAD ? "upload" : "download";
+	return dir == CONFIG_UPLOAD ? CTL_DIR_UPLOAD : CTL_DIR_DOWNLOAD;
 }
 
 static int

@@ -105,14 +105,6 @@ struct ctlcmd_ctx {
 	const char			*code;	/* set on error */
 };
 
-const char *
-ctlcmd_dir_name(int dir)
-{
-	if (dir < 0 || dir >= CTLCMD_DIRS)
-		return NULL;
-	return ctlcmd_dirs[dir];
-}
-
 static int
 ctlcmd_dir_parse(const char *s)
 {

@@ -132,8 +132,6 @@ int		 ctlcmd_handle(const struct ctlcmd_ops *ops,
 /* An error reply with code (CTL_CODE_*) and msg. Returns its length or -1. */
 int		 ctlcmd_error(const char *code, const char *msg, char *out,
 		    size_t cap);
-/* "upload" or "download"; NULL if out of range. */
-const char	*ctlcmd_dir_name(int dir);
 /*
  * How many IP hosts (not 0.0.0.0 or ::) the n flows f of direction dir
  * belong to (the source in upload, the destination in download);

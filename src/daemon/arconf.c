@@ -66,7 +66,8 @@ arconf_known_key(bool general, const char *key)
 	return false;
 }
 
-void
+/* Sets the autorate defaults in cfg (autorate off). */
+static void
 arconf_defaults(struct caked_config *cfg)
 {
 	int	i;

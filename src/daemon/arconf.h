@@ -17,8 +17,6 @@ struct inifile;
 
 /* Whether key is an autorate key of [general] (general) or a direction. */
 bool	arconf_known_key(bool general, const char *key);
-/* Sets the autorate defaults in cfg (autorate off). */
-void	arconf_defaults(struct caked_config *cfg);
 /*
  * Reads every autorate key of the file into cfg, reporting each problem
  * through inifile_error(). sections: the names of sections 0 (general),

@@ -170,7 +170,8 @@ autorate_delay_get(const struct autorate_delay *dl, uint64_t now_ns,
 	return true;
 }
 
-bool
+/* True if no reflector has answered for AUTORATE_STALL_NS. */
+static bool
 autorate_delay_stalled(const struct autorate_delay *dl, uint64_t now_ns)
 {
 	uint64_t	since;

@@ -119,9 +119,6 @@ bool	autorate_delay_fresh(const struct autorate_delay *dl,
  */
 bool	autorate_delay_get(const struct autorate_delay *dl, uint64_t now_ns,
 	    int64_t *delta_ns);
-/* True if no reflector has answered for AUTORATE_STALL_NS. */
-bool	autorate_delay_stalled(const struct autorate_delay *dl,
-	    uint64_t now_ns);
 
 /* Starts a direction at its base rate; sent_bytes is the engine counter. */
 void	autorate_dir_init(struct autorate_dir *d,

@@ -7,16 +7,15 @@
  * each line starts with its syslog priority, "<4>" say, which journald
  * takes as the line's priority (sd-daemon(3)); elsewhere lines are plain.
  *
- * Every function preserves errno. fatal() and fatalx() exit, and are
- * meant for startup and broken invariants only. The packet path must use
- * log_rate_warnx(), never a plain log call per packet.
+ * Every function preserves errno; none exits (startup errors are
+ * returned to main(), which picks the exit status). The packet path must
+ * use log_rate_warnx(), never a plain log call per packet.
  */
 #include <sys/stat.h>
 
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <syslog.h>
 
@@ -71,12 +70,6 @@ void
 log_setlevel(int level)
 {
 	log_level = level;
-}
-
-int
-log_getlevel(void)
-{
-	return log_level;
 }
 
 static void	vlog(int, const char *, va_list, int)
@@ -150,28 +143,6 @@ log_debug(const char *fmt, ...)
 	va_start(ap, fmt);
 	vlog(LOG_DEBUG, fmt, ap, 0);
 	va_end(ap);
-}
-
-void
-fatal(const char *fmt, ...)
-{
-	va_list	ap;
-
-	va_start(ap, fmt);
-	vlog(LOG_ERR, fmt, ap, 1);
-	va_end(ap);
-	exit(1);
-}
-
-void
-fatalx(const char *fmt, ...)
-{
-	va_list	ap;
-
-	va_start(ap, fmt);
-	vlog(LOG_ERR, fmt, ap, 0);
-	va_end(ap);
-	exit(1);
 }
 
 void

@@ -20,8 +20,6 @@ void	log_init(int to_syslog, int level, const char *ident);
 const char *log_prefix(int pri);
 /* Changes the most verbose level logged (a syslog priority). */
 void	log_setlevel(int level);
-/* Returns the level set by log_init() or log_setlevel(). */
-int	log_getlevel(void);
 
 /* Warning with ": strerror(errno)" appended; errno is preserved. */
 void	log_warn(const char *, ...) __attribute__((format(printf, 1, 2)));
@@ -29,12 +27,6 @@ void	log_warn(const char *, ...) __attribute__((format(printf, 1, 2)));
 void	log_warnx(const char *, ...) __attribute__((format(printf, 1, 2)));
 void	log_info(const char *, ...) __attribute__((format(printf, 1, 2)));
 void	log_debug(const char *, ...) __attribute__((format(printf, 1, 2)));
-/* Logs at LOG_ERR with strerror(errno) and exits 1: startup only. */
-void	fatal(const char *, ...)
-	    __attribute__((format(printf, 1, 2), noreturn));
-/* Logs at LOG_ERR and exits 1: startup only. */
-void	fatalx(const char *, ...)
-	    __attribute__((format(printf, 1, 2), noreturn));
 
 /*
  * A rate limit for one cause on the packet path: at most one line per

@@ -322,6 +322,18 @@ natcache_put_conn(struct natcache *c, const struct cake_tuple *lan_out,
 	natcache_put(c, wan_in, &lan_in, mark, now_ns);
 }
 
+/* Removes the entry for wire; true if there was one. */
+static bool
+natcache_remove(struct natcache *c, const struct cake_tuple *wire)
+{
+	uint32_t	*p, i;
+
+	if ((i = natcache_find(c, wire, &p)) == NATCACHE_NIL)
+		return false;
+	natcache_drop(c, p, i);
+	return true;
+}
+
 void
 natcache_remove_conn(struct natcache *c, const struct cake_tuple *lan_out,
     const struct cake_tuple *wan_in)
@@ -334,17 +346,6 @@ natcache_remove_conn(struct natcache *c, const struct cake_tuple *lan_out,
 		c->st.removals++;
 	if (natcache_remove(c, wan_in))
 		c->st.removals++;
-}
-
-bool
-natcache_remove(struct natcache *c, const struct cake_tuple *wire)
-{
-	uint32_t	*p, i;
-
-	if ((i = natcache_find(c, wire, &p)) == NATCACHE_NIL)
-		return false;
-	natcache_drop(c, p, i);
-	return true;
 }
 
 void

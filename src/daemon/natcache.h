@@ -91,9 +91,6 @@ void		 natcache_put_conn(struct natcache *c,
 void		 natcache_remove_conn(struct natcache *c,
 		    const struct cake_tuple *lan_out,
 		    const struct cake_tuple *wan_in);
-/* Removes the entry for wire; true if there was one. */
-bool		 natcache_remove(struct natcache *c,
-		    const struct cake_tuple *wire);
 /* Empties the cache (counters kept). */
 void		 natcache_flush(struct natcache *c);
 void		 natcache_get_stats(const struct natcache *c,

@@ -27,7 +27,7 @@ mix64(uint64_t x)
 	return x;
 }
 
-uint32_t
+static uint32_t
 flows_hash(const uint64_t key[2], const void *p, size_t len)
 {
 	const uint8_t	*b = p;

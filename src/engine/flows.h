@@ -13,8 +13,6 @@
 
 #include "engine/instance.h"
 
-/* Keyed 32-bit hash of any byte string (exposed for tests). */
-uint32_t	flows_hash(const uint64_t key[2], const void *p, size_t len);
 /* Finds (or allocates) the queue for pkt in tin t; returns its index. */
 unsigned int	flows_lookup(struct cake *c, struct cake_tin *t,
 		    const struct cake_pkt *pkt);

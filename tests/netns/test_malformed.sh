@@ -25,11 +25,12 @@
 # buffer, or shaped and forwarded like any packet if they do.
 . "$(dirname "$0")/lib.sh"
 
-netns_init ping
+netns_init ping jq
 netns_require_caked
 INJECTOR=${INJECTOR:-$top_builddir/tests/netns/injector}
 CAKECTL=${CAKECTL:-$top_builddir/cakectl}
 [ -x "$INJECTOR" ] || skip "injector not built at $INJECTOR"
+[ -x "$CAKECTL" ] || skip "cakectl not built at $CAKECTL"
 N=100
 
 # stats_line: the newest "upload: rx_pkts=..." line after a SIGUSR1.
@@ -161,18 +162,18 @@ log "TAP counters: $(echo "$line" | sed 's/.*upload: //')"
 check "TAP malformed: counted + kernel drops - sent" "$((bad + kd - total))" eq 0
 check "TAP ping loss % beside the malformed frames" "$(echo "$st" | cut -d' ' -f4)" le 2
 check "TAP ping median ms beside the malformed frames" "$(echo "$st" | cut -d' ' -f1)" lt 5
-# The same counters in the stats JSON (cakectl -j stats: directions.*.io).
-if [ -x "$CAKECTL" ] && command -v jq >/dev/null 2>&1; then
-	"$CAKECTL" -s "$NETNS_TMP/caked.sock" -j stats upload \
-	    >"$NETNS_TMP/stats.json" || fail "cakectl stats"
-	log "cakectl -j stats upload .io: $(jq -c .directions.upload.io \
-	    "$NETNS_TMP/stats.json")"
-	for k in rx_truncated rx_malformed rx_non_ip rx_oversize; do
-		check "TAP $k in stats JSON = SIGUSR1 log" \
-		    "$(jq ".directions.upload.io.$k" "$NETNS_TMP/stats.json")" \
-		    eq "$(field "$line" "$k")"
-	done
-fi
+# The same counters in the stats JSON (cakectl -j stats: directions.*.io):
+# a key that is missing there (null) or in the log line fails.
+"$CAKECTL" -s "$NETNS_TMP/caked.sock" -j stats upload \
+    >"$NETNS_TMP/stats.json" || fail "cakectl stats"
+log "cakectl -j stats upload .io: $(jq -c .directions.upload.io \
+    "$NETNS_TMP/stats.json")"
+for k in rx_truncated rx_malformed rx_non_ip rx_oversize; do
+	check "TAP $k in SIGUSR1 log is a number" "$(field "$line" "$k")" ge 0
+	check "TAP $k in stats JSON = SIGUSR1 log" \
+	    "$(jq ".directions.upload.io.$k" "$NETNS_TMP/stats.json")" \
+	    eq "$(field "$line" "$k")"
+done
 netns_wait_ping || fail "no ping after the flood"
 netns_stop_fwd
 

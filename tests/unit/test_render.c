@@ -6,7 +6,6 @@
  * text and Prometheus text; incomplete replies are reported, not guessed.
  * hosts and flows replies give golden tables with aligned columns.
  */
-#define _GNU_SOURCE	/* open_memstream */
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>

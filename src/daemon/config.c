@@ -37,7 +37,8 @@
 #include "daemon/log.h"
 #include "daemon/natcache.h"
 
-const char *const config_sections[SEC_COUNT] = {
+/* Section names, indexed by enum config_section. */
+static const char *const config_sections[SEC_COUNT] = {
 	"general", CTL_DIR_UPLOAD, CTL_DIR_DOWNLOAD,
 };
 
@@ -79,14 +80,6 @@ config_known_key(int section, const char *key)
 
 /* ---- values ------------------------------------------------------------ */
 
-const char *
-config_value(struct config_ctx *ctx, int section, const char *key,
-    char *buf, size_t len)
-{
-	return inifile_value(ctx->dict, config_sections[section], key, buf,
-	    len);
-}
-
 /* Strict unsigned decimal: digits only, no sign, no overflow. */
 static int
 config_parse_uint(const char *s, unsigned long max, unsigned long *out)
@@ -104,14 +97,6 @@ config_parse_uint(const char *s, unsigned long max, unsigned long *out)
 	}
 	*out = v;
 	return 0;
-}
-
-void
-config_expect(struct config_ctx *ctx, int line, int section, const char *key,
-    const char *expected, const char *value)
-{
-	inifile_error(ctx->file, line, "[%s] %s: expected %s, found '%s'",
-	    config_sections[section], key, expected, value);
 }
 
 /* ---- [general] --------------------------------------------------------- */
@@ -357,6 +342,7 @@ config_load(const char *path, struct caked_config *out,
 
 	memset(&ctx, 0, sizeof(ctx));
 	ctx.path = path;
+	ctx.sections = config_sections;
 	if ((ctx.file = inifile_open(path, &config_schema)) == NULL) {
 		log_warn("%s", __func__);
 		return -1;

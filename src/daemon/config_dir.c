@@ -307,7 +307,7 @@ config_dir_key(struct config_ctx *ctx, int sec, const char *key, int lineno,
 	}
 	if ((argc = config_split(line, argv, CONFIG_TOKENS_MAX)) == -1) {
 		inifile_error(ctx->file, lineno, "[%s] %s: expected at most "
-		    "%d keywords, found more", config_sections[sec], key,
+		    "%d keywords, found more", ctx->sections[sec], key,
 		    CONFIG_TOKENS_MAX);
 		return;
 	}
@@ -319,10 +319,10 @@ config_dir_key(struct config_ctx *ctx, int sec, const char *key, int lineno,
 	if (keywords_parse_argv(&next, argc, argv, err, sizeof(err)) == -1) {
 		if (strstr(err, value) != NULL)
 			inifile_error(ctx->file, lineno, "[%s] %s: %s",
-			    config_sections[sec], key, err);
+			    ctx->sections[sec], key, err);
 		else
 			inifile_error(ctx->file, lineno, "[%s] %s: %s (found "
-			    "'%s')", config_sections[sec], key, err, value);
+			    "'%s')", ctx->sections[sec], key, err, value);
 		return;
 	}
 	if (bare && (config_probe(argc, argv) & ~k->allowed) != 0) {
@@ -372,7 +372,7 @@ config_dir(struct config_ctx *ctx, int sec, struct cake_config *cc)
 	if (line != 0 && alias != 0) {
 		inifile_error(ctx->file, line > alias ? line : alias,
 		    "[%s] %s: duplicate key (%s and %s are the same key; "
-		    "first set at line %d)", config_sections[sec],
+		    "first set at line %d)", ctx->sections[sec],
 		    line > alias ? DIR_ALIASED : DIR_ALIAS, DIR_ALIASED,
 		    DIR_ALIAS, line < alias ? line : alias);
 	}

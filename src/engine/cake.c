@@ -20,25 +20,6 @@
 #define MIN_BUFFER_BYTES	(4ULL << 20)	/* §5: at least 4 MiB */
 #define LIMIT_PKTS		10240ULL	/* §5: kernel sch->limit */
 
-uint64_t
-cake_ewma(uint64_t avg, uint64_t sample, unsigned int shift)
-{
-	return avg - (avg >> shift) + (sample >> shift);
-}
-
-/* xorshift64*: the dither of host quanta and BLUE's coin. */
-uint32_t
-cake_rand(struct cake *c)
-{
-	uint64_t	x = c->rng;
-
-	x ^= x >> 12;
-	x ^= x << 25;
-	x ^= x >> 27;
-	c->rng = x;
-	return (uint32_t)((x * 0x2545F4914F6CDD1DULL) >> 32);
-}
-
 static uint64_t
 splitmix64(uint64_t *s)
 {

@@ -156,9 +156,31 @@ cake_entry(const struct cake *c, unsigned int tin, unsigned int idx)
 	return tin * c->queues + idx;
 }
 
+/*
+ * Arithmetic on the instance's state, inline here so that the modules
+ * that need it (flows.c, enqueue.c, dequeue.c) do not call back into
+ * cake.c, which calls them.
+ */
+static inline uint64_t
+cake_ewma(uint64_t avg, uint64_t sample, unsigned int shift)
+{
+	return avg - (avg >> shift) + (sample >> shift);
+}
+
+/* xorshift64*: the dither of host quanta and BLUE's coin. */
+static inline uint32_t
+cake_rand(struct cake *c)
+{
+	uint64_t	x = c->rng;
+
+	x ^= x >> 12;
+	x ^= x << 25;
+	x ^= x >> 27;
+	c->rng = x;
+	return (uint32_t)((x * 0x2545F4914F6CDD1DULL) >> 32);
+}
+
 /* Shared between the instance modules (defined in cake.c). */
-uint32_t	cake_rand(struct cake *c);
-uint64_t	cake_ewma(uint64_t avg, uint64_t sample, unsigned int shift);
 void		cake_drop_pkt(struct cake *c, struct cake_pkt *pkt,
 		    enum cake_drop_reason reason);
 struct cake_pkt	*cake_pop(struct cake *c, unsigned int tin, unsigned int idx);

@@ -13,8 +13,10 @@
 # a second) never falls below 75 % of the modem's and its median is at
 # most 100 % (a delay-based controller must probe above the capacity now
 # and then to find it: the maximum and the share of samples above 100 %
-# are printed), and the client's ping RTT p95 is below 30 ms. For comparison the 8 Mbit phase runs again with a fixed 20 Mbit
-# caked: its RTT p95 must exceed 200 ms (or the testbed proves nothing).
+# are printed), and the client's ping RTT p95 is below 30 ms; at least
+# one cut is logged. For comparison the 8 Mbit phase runs again with a
+# fixed 20 Mbit caked: its RTT p95 must exceed 200 ms (or the testbed
+# proves nothing).
 . "$(dirname "$0")/lib.sh"
 
 netns_init ping iperf3 jq ss tc
@@ -204,6 +206,8 @@ for i in 2 3 1; do
 	check "phase $i: ping RTT p95 ms" "$p95" lt 30
 done
 check "fixed 20 Mbit caked, 8 Mbit modem: RTT p95 ms" "$fixed_p95" gt 200
+# The 20 -> 8 Mbit step cannot be followed without a cut.
+check "autorate cuts logged" "$cuts" ge 1
 set -- $kstamps
 echo "probe replies timed by the kernel: $1 of $2"
 check "probe replies with a kernel receive timestamp" "${1:-0}" gt 0

@@ -11,7 +11,7 @@
  * hands back every packet it drops on a list (cake_take_dropped()); it
  * never frees a buffer.
  *
- * Behaviour follows ../shared/CAKE-SPEC.md; section numbers below refer
+ * Behaviour follows doc/cake.md; section numbers (§N) in the engine refer
  * to it.
  */
 #ifndef CAKED_CAKED_CAKE_H

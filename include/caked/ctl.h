@@ -22,7 +22,7 @@
 #define CTL_PROTOCOL_VERSION	1
 #define CTL_DEFAULT_PATH	"/run/caked/caked.sock"
 
-/* Limits (reliability.md §3): each has a counter in the daemon. */
+/* Limits (doc/design.md, "Control socket"): each has a counter. */
 #define CTL_LINE_MAX		4096	/* request bytes, "\n" included */
 #define CTL_REPLY_MAX		(64 * 1024)	/* one JSON reply, "\n" included */
 #define CTL_CLIENTS_MAX		16	/* connections served at once */

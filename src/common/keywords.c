@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Copyright (C) 2026 the caked authors */
 /*
- * keywords.c: tc-cake keyword strings <-> struct cake_config (CAKE-SPEC §1,
- * cake-reference §1.1-1.6), and the rate, time and size units of tc.
+ * keywords.c: tc-cake keyword strings <-> struct cake_config (doc/cake.md
+ * §1), and the rate, time and size units of tc.
  *
  * Parsing follows tc's q_cake.c: keywords are applied in order on top of
  * the config given, framing presets add to a running overhead sum that
@@ -68,7 +68,7 @@ struct keyword {
 	int		 mode;		/* enum or bool; framing: atm */
 	int32_t		 overhead;	/* framing: bytes added */
 	int32_t		 mpu;		/* framing: mpu set, or KW_KEEP */
-	uint32_t	 target_us;	/* rtt presets (cake-reference §1.3) */
+	uint32_t	 target_us;	/* rtt presets (doc/cake.md §1) */
 	uint32_t	 interval_us;
 };
 
@@ -119,7 +119,7 @@ static const struct keyword keywords[] = {
 	{ "ptm", KW_ATM, CAKE_ATM_PTM, 0, 0, 0, 0 },
 	{ "noatm", KW_ATM, CAKE_ATM_NONE, 0, 0, 0, 0 },
 	{ "raw", KW_RAW, 0, 0, 0, 0, 0 },
-	/* cake-reference §1.6; conservative replaces the sum, as tc does */
+	/* doc/cake.md §1; conservative replaces the sum, as tc does */
 	{ "conservative", KW_CONSERVATIVE, CAKE_ATM_ATM, 48, KW_KEEP, 0, 0 },
 	{ "ipoa-vcmux", KW_FRAMING, CAKE_ATM_ATM, 8, KW_KEEP, 0, 0 },
 	{ "ipoa-llcsnap", KW_FRAMING, CAKE_ATM_ATM, 16, KW_KEEP, 0, 0 },

@@ -35,7 +35,7 @@ enum render_kind {
 	RENDER_ENDPOINT,	/* address and port: "10.0.0.1:80", "[::1]:80" */
 };
 
-/* The per-tin rows of tc, in tc's order (CAKE-SPEC §8). */
+/* The per-tin rows of tc, in tc's order (doc/cake.md §8). */
 static const struct {
 	const char		*label;
 	const char		*key;

@@ -64,7 +64,7 @@ static const struct ctlcmd_field ctlcmd_globals[] = {
 	CTLCMD_G("gso_splits", gso_splits),
 };
 
-/* Per-tin values, CAKE-SPEC §8 order, `tc -j` names. */
+/* Per-tin values, doc/cake.md §8 order, `tc -j` names. */
 static const struct ctlcmd_field ctlcmd_tin_fields[] = {
 	CTLCMD_T("threshold_rate", threshold_Bps),
 	CTLCMD_T("target_us", target_us),

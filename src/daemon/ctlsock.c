@@ -8,7 +8,7 @@
  * (a client that does not read stalls only itself and is dropped after
  * CTL_WRITE_TIMEOUT_S), an idle timeout, and at most CTL_BURST_MAX
  * requests per wake-up so that packets never wait behind a chatty client
- * (reliability.md §3).
+ * (doc/design.md, "Control socket").
  *
  * It must not interpret requests (ctlcmd does) or touch the engine; it
  * never blocks, and no input can make it allocate more than

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Copyright (C) 2026 the caked authors */
 /*
- * ackfilter.c: CAKE's ACK filter (CAKE-SPEC §6, cake-reference §2.8).
+ * ackfilter.c: CAKE's ACK filter (doc/cake.md §6).
  *
  * When a TCP ACK is enqueued, look in its flow queue for an older pure ACK
  * of the same connection and direction that the new one makes redundant:

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Copyright (C) 2026 the caked authors */
 /*
- * ackfilter.h: CAKE's ACK filter (CAKE-SPEC §6): finds an older pure TCP
+ * ackfilter.h: CAKE's ACK filter (doc/cake.md §6): finds an older pure TCP
  * ACK in a flow queue that a newly enqueued ACK makes redundant. It only
  * reads packets; unlinking and accounting are the caller's (cake.c).
  */

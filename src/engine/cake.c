@@ -6,8 +6,7 @@
  * share (shaper clocks, popping a queue's head, the dropped list).
  *
  * All memory is allocated in cake_create(); nothing here allocates or
- * frees a packet buffer. Numbers come from CAKE-SPEC §2-§5 and
- * reference/cake-reference.md §2.2, §2.7.
+ * frees a packet buffer. Numbers come from doc/cake.md §2-§5.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -120,7 +119,7 @@ validate(const struct cake_config *cfg)
 	return CAKE_OK;
 }
 
-/* §2.2: a tin's quantum and COBALT parameters from its threshold rate. */
+/* §4: a tin's quantum and COBALT parameters from its threshold rate. */
 static void
 tin_set_rate(struct cake *c, struct cake_tin *t, uint64_t rate_Bps,
     uint16_t weight)

@@ -7,7 +7,7 @@
  * a signal (CE mark for ECT packets, else a drop) is due every
  * interval/sqrt(count). BLUE handles flows that ignore signals: its drop
  * probability rises on memory-limit drops and falls when the queue is found
- * empty. Numbers from CAKE-SPEC §5; the fixed-point forms follow the
+ * empty. Numbers from doc/cake.md §5; the fixed-point forms follow the
  * kernel's so that timings match. This module never touches packets: it
  * returns a verdict and the caller marks or drops.
  */

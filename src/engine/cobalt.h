@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Copyright (C) 2026 the caked authors */
 /*
- * cobalt.h: COBALT, CoDel + BLUE, the per-flow AQM of CAKE (CAKE-SPEC §5,
- * reference/cake-reference.md §2.6). Pure arithmetic on per-flow state;
+ * cobalt.h: COBALT, CoDel + BLUE, the per-flow AQM of CAKE (doc/cake.md
+ * §5). Pure arithmetic on per-flow state;
  * the caller supplies the time and the random number for BLUE.
  */
 #ifndef CAKED_ENGINE_COBALT_H

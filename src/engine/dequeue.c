@@ -7,7 +7,7 @@
  * (shaped: the highest-priority tin within its threshold, else the one
  * whose clock comes first; unlimited: weighted DRR), then a flow by DRR++
  * (new flows before old, decaying ones aged on the way), then COBALT
- * decides the packet's fate (CAKE-SPEC §2-§5, reference §2.4-§2.6).
+ * decides the packet's fate (doc/cake.md §2-§5).
  */
 #include "engine/flows.h"
 #include "engine/instance.h"
@@ -64,7 +64,7 @@ pick_tin_drr(struct cake *c)
 	}
 }
 
-/* The flow list to serve in tin t (§2.4); NULL when all are empty. */
+/* The flow list to serve in tin t (§3); NULL when all are empty. */
 static struct cake_flow *
 pick_flow(struct cake_tin *t, bool first)
 {

@@ -7,7 +7,7 @@
  * DSCP; wash after reading it), find the flow queue, compute the adjusted
  * length, queue it, run the ACK filter, move the flow between DRR++ sets,
  * feed autorate-ingress, and enforce the memory limit by dropping from the
- * longest queue (CAKE-SPEC §2-§7). Never allocates; every packet it does
+ * longest queue (doc/cake.md §2-§7). Never allocates; every packet it does
  * not keep goes to the dropped list.
  */
 #include <string.h>

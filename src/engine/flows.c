@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Copyright (C) 2026 the caked authors */
 /*
- * flows.c: which queue a packet goes to (CAKE-SPEC §3).
+ * flows.c: which queue a packet goes to (doc/cake.md §3).
  *
  * A keyed hash of the packet's keys (the 5-tuple, or host addresses,
  * depending on the isolation mode; the caller's pre-NAT tuple when it

@@ -2,7 +2,7 @@
 /* Copyright (C) 2026 the caked authors */
 /*
  * flows.h: flow and host hashing with the set-associative tables of
- * CAKE-SPEC §3 (1024 queues and 1024 host slots per tin, or as many as
+ * doc/cake.md §3 (1024 queues and 1024 host slots per tin, or as many as
  * caked's "queues" sets; 8 ways), and the
  * per-host bulk-flow counts that scale a flow's DRR quantum.
  */

@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Copyright (C) 2026 the caked authors */
 /*
- * gso.c: GSO super-packet segmentation (CAKE-SPEC §7 "split-gso",
- * cake-reference §2.9).
+ * gso.c: GSO super-packet segmentation (doc/cake.md §7, "split-gso").
  *
  * A TAP with IFF_VNET_HDR hands over TCPv4, TCPv6 and UDP (UDP_L4) GSO
  * super-packets: one set of link/IP/L4 headers and up to 64 KB of payload,

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Copyright (C) 2026 the caked authors */
 /*
- * gso.h: GSO super-packets (CAKE-SPEC §7, cake-reference §2.9), as a TAP
+ * gso.h: GSO super-packets (doc/cake.md §7), as a TAP
  * with IFF_VNET_HDR hands them over: how many wire segments one stands
  * for, and cutting it into those segments (split-gso). Pure; the engine
  * never frees a buffer, so every segment goes back to the caller.

@@ -18,7 +18,7 @@
 #include "engine/shaper.h"
 #include "engine/tins.h"
 
-/* DRR++ states of a flow queue (reference §2.4). */
+/* DRR++ states of a flow queue (doc/cake.md §3). */
 enum flow_set {
 	FLOW_SET_NONE = 0,
 	FLOW_SET_SPARSE,

@@ -2,7 +2,7 @@
 /* Copyright (C) 2026 the caked authors */
 /*
  * overflow.c: the max-heap of queue backlogs used to pick the victim of a
- * memory-limit drop in O(log n) (CAKE-SPEC §5). It stores entry numbers
+ * memory-limit drop in O(log n) (doc/cake.md §5). It stores entry numbers
  * only; the keys stay in the instance's backlogs[] array.
  */
 #include "engine/overflow.h"

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Copyright (C) 2026 the caked authors */
 /*
- * overflow.h: finding the longest queue for memory-limit drops (CAKE-SPEC
+ * overflow.h: finding the longest queue for memory-limit drops (doc/cake.md
  * §5): a binary max-heap over every flow queue of every tin, keyed by the
  * queue's backlog in bytes. Like the kernel it is built lazily on the first
  * overflow and then kept up to date only for a while (OVERFLOW_KEEP

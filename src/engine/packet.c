@@ -19,10 +19,11 @@
  *     PACKET_IPV6_EXT_MAX of them), 6in4 (RFC 4213), then TCP, UDP,
  *     ICMP / ICMPv6. Other protocols give the protocol number only.
  *
- * The rule for bad input (STYLE 9): a frame that does not parse is
- * classified best-effort non-IP. meta->l3 = inner_l3 = CAKE_L3_NONE,
- * dsfield 0, tuple zeroed, ip_off = net_off, ip_end = l4_off = l4_len =
- * 0, and one flag says why, so the daemon can count the kinds:
+ * The rule for bad input (doc/hacking.md, "Rules of the code"): a frame
+ * that does not parse is classified best-effort non-IP. meta->l3 =
+ * inner_l3 = CAKE_L3_NONE, dsfield 0, tuple zeroed, ip_off = net_off,
+ * ip_end = l4_off = l4_len = 0, and one flag says why, so the daemon can
+ * count the kinds:
  *   CAKE_META_TRUNCATED  the data ended before a header or length that
  *                        was announced (MAC header, VLAN tag, PPPoE,
  *                        IP header, IP total / payload length beyond the

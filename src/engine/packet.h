@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Copyright (C) 2026 the caked authors */
 /*
- * packet.h: the engine's view of a frame's headers (CAKE-SPEC §2, §3, §4,
+ * packet.h: the engine's view of a frame's headers (doc/cake.md §2, §3, §4,
  * §6). cake_parse() (declared in include/caked/cake.h) fills struct
  * cake_pkt_meta once; these helpers read it and rewrite the outer IP
  * header in place (ECN CE marks, DSCP wash) without walking headers again.

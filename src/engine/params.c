@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Copyright (C) 2026 the caked authors */
 /*
- * params.c: CAKE's default parameters (CAKE-SPEC §1) and their validation.
+ * params.c: CAKE's default parameters (doc/cake.md §1) and their validation.
  * Derived per-tin values (quantum, mtu_time, target, interval) are computed
  * by the instance in cake.c from these.
  */

@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Copyright (C) 2026 the caked authors */
 /*
- * shaper.c: rate and length arithmetic of the shaper (CAKE-SPEC §2,
- * reference/cake-reference.md §2.1-2.2).
+ * shaper.c: rate and length arithmetic of the shaper (doc/cake.md §2).
  *
  * A rate is kept as nanoseconds per byte scaled by 2^shift, so that the
  * duration of a packet is one multiply and one shift. The adjusted length

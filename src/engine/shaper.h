@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Copyright (C) 2026 the caked authors */
 /*
- * shaper.h: the deficit-mode shaper's arithmetic (CAKE-SPEC §2): a rate as
+ * shaper.h: the deficit-mode shaper's arithmetic (doc/cake.md §2): a rate as
  * a fixed-point ns-per-byte, the serialisation time of a length, and the
  * overhead-adjusted length of a packet. Pure; the clocks live in cake.c.
  */

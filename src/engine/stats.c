@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Copyright (C) 2026 the caked authors */
 /*
- * stats.c: the statistics snapshot of an instance (CAKE-SPEC §8) and the
+ * stats.c: the statistics snapshot of an instance (doc/cake.md §8) and the
  * invariant check that recomputes every counter from the queues
- * themselves (STYLE.md rule 17). Read-only: nothing here changes state.
+ * themselves (doc/hacking.md, "Invariants"). Read-only: nothing here
+ * changes state.
  */
 #include <string.h>
 

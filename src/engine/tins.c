@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Copyright (C) 2026 the caked authors */
 /*
- * tins.c: the DiffServ tin tables of CAKE-SPEC §4.
+ * tins.c: the DiffServ tin tables of doc/cake.md §4.
  *
  * Tins are kept in the kernel's internal order, where a higher index means
  * a higher priority in shaped mode; display order (the order tc prints and

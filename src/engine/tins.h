@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Copyright (C) 2026 the caked authors */
 /*
- * tins.h: DiffServ modes -> tins (CAKE-SPEC §4): how many tins, their
+ * tins.h: DiffServ modes -> tins (doc/cake.md §4): how many tins, their
  * display names and order, threshold shares, DRR weights, and the DSCP
  * table. Pure tables; no state.
  */

@@ -92,7 +92,7 @@ link_rate_Bps(const struct sim *s)
 
 /*
  * hosts-1000 needs caked's "queues 16384". With CAKE's fixed 1024 queues
- * per tin (CAKE-SPEC §3, as in the kernel) its ~8500 bulk flows, over 8
+ * per tin (doc/cake.md §3, as in the kernel) its ~8500 bulk flows, over 8
  * per queue, collide all the time (way_cols ~1.1 million in 10 s): flows
  * of different hosts share one queue and one host slot's bulk count, so
  * a host's quantum no longer follows its own flows and fairness turns
@@ -104,8 +104,8 @@ link_rate_Bps(const struct sim *s)
 /*
  * Hosts start one after another over the first second. Started all at
  * once, two hosts of one 8-way host set can share a host slot for good:
- * a new host takes over any slot whose bulk count is still 0 (reference
- * §2.3, as in the kernel), and flows that stay backlogged never look
+ * a new host takes over any slot whose bulk count is still 0 (doc/cake.md
+ * §3, as in the kernel), and flows that stay backlogged never look
  * their host up again.
  */
 static void

@@ -169,7 +169,7 @@ fill_tin(struct cake_tin_stats *t, const char *name, uint64_t base,
 	t->flow_quantum = quantum;
 }
 
-/* The example of cake-reference.md §3.3, plus a 1-tin download. */
+/* A 20 Mbit diffserv3 upload as tc shows one, plus a 1-tin download. */
 int
 setup(void **state)
 {

@@ -2,8 +2,8 @@
 /* Copyright (C) 2026 the caked authors */
 /*
  * fakectl.h: a fake daemon for the control command tests (test_ctlcmd.c,
- * test_ctlcmd_flows.c): ctlcmd_ops callbacks over known snapshots (the
- * example of cake-reference.md §3.3 in upload, one tin in download), a
+ * test_ctlcmd_flows.c): ctlcmd_ops callbacks over known snapshots (a
+ * 20 Mbit diffserv3 upload as tc shows one, one tin in download), a
  * fake flow table per direction, and run(), which sends one request and
  * checks the framing every reply must have.
  */

@@ -2,7 +2,7 @@
 /* Copyright (C) 2026 the caked authors */
 /*
  * test_ackfilter.c: unit tests of the ACK filter (src/engine/ackfilter.c,
- * CAKE-SPEC §6) on whole queues: which ACK is dropped, the trigger,
+ * doc/cake.md §6) on whole queues: which ACK is dropped, the trigger,
  * connections, address families and link layers, and packets that cannot
  * be trusted. The eligibility rules, one named test each, are in
  * test_ackfilter_rules.c. The frames come from ackframes.c.

@@ -2,7 +2,7 @@
 /* Copyright (C) 2026 the caked authors */
 /*
  * test_ackfilter_rules.c: the eligibility rules of the ACK filter
- * (src/engine/ackfilter.c, CAKE-SPEC §6), one named test per rule: TCP
+ * (src/engine/ackfilter.c, doc/cake.md §6), one named test per rule: TCP
  * flags, options, timestamps, the cumulative ACK and SACK blocks. Each
  * rule is checked in both modes on an IPv4 connection; the frames come
  * from ackframes.c.

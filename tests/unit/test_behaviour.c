@@ -2,7 +2,7 @@
 /* Copyright (C) 2026 the caked authors */
 /*
  * test_behaviour.c: CAKE's promises measured on the engine with a fake
- * clock (issue "feature-complete engine"): host fairness in every dual
+ * clock: host fairness in every dual
  * and triple mode, DiffServ shares and priority, the ACK filter and GSO
  * handling inside an instance, and autorate-ingress convergence.
  */

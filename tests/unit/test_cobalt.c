@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Copyright (C) 2026 the caked authors */
 /*
- * test_cobalt.c: COBALT, CoDel + BLUE (src/engine/cobalt.c, CAKE-SPEC §5,
- * reference/cake-reference.md §2.6).
+ * test_cobalt.c: COBALT, CoDel + BLUE (src/engine/cobalt.c, doc/cake.md
+ * §5).
  *
  * The CoDel tests drive one flow through time in 1 us steps with a held
  * sojourn time and record when signals (drops or CE marks) happen; the
@@ -56,7 +56,7 @@ assert_within_ns(uint64_t got, double want, double tol_ns)
 static void
 test_inv_sqrt_table_for_count_0_to_15(void **state)
 {
-	/* reference §2.6 */
+	/* doc/cake.md §5 */
 	static const uint32_t	table[16] = {
 		0xFFFFFFFF, 0xFFFFFFFF, 3037000500u, 2479700525u,
 		2147483647u, 1920767767u, 1753413056u, 1623345051u,

@@ -2,8 +2,7 @@
 /* Copyright (C) 2026 the caked authors */
 /*
  * test_overflow.c: the lazy max-heap of queue backlogs used to pick the
- * victim of a memory-limit drop (src/engine/overflow.c, CAKE-SPEC §5,
- * reference/cake-reference.md §2.7).
+ * victim of a memory-limit drop (src/engine/overflow.c, doc/cake.md §5).
  *
  * The keys live in the test, as the backlogs do in the instance. Every
  * answer of overflow_top() is compared with a linear scan; the updates

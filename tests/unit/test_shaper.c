@@ -2,13 +2,13 @@
 /* Copyright (C) 2026 the caked authors */
 /*
  * test_shaper.c: the shaper's rate and length arithmetic
- * (src/engine/shaper.c, reference/cake-reference.md §2.1-2.2).
+ * (src/engine/shaper.c, doc/cake.md §2).
  *
  * Durations are checked two ways: exact values of the fixed-point formula
  * ((len * rate_ns) >> shift, rate_ns = (1e9 << 34) / rate, normalised
  * below 2^34), worked out separately, and closeness to len / rate in
  * double arithmetic. Adjusted lengths are worked out by hand in the
- * tables below for each framing preset of reference §1.6.
+ * tables below for each framing preset of doc/cake.md §1.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -336,7 +336,7 @@ test_negative_overhead_and_mpu(void **state)
 }
 
 /*
- * Framing presets (reference §1.6) on an Ethernet frame carrying a
+ * Framing presets (doc/cake.md §1) on an Ethernet frame carrying a
  * 1500-byte IP packet (len 1514, net_off 14). ATM: ceil(n/48) * 53;
  * PTM: n + ceil(n/64).
  */

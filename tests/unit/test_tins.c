@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Copyright (C) 2026 the caked authors */
 /*
- * test_tins.c: the DiffServ tin tables (src/engine/tins.c, CAKE-SPEC §4,
- * reference/cake-reference.md §1.5).
+ * test_tins.c: the DiffServ tin tables (src/engine/tins.c, doc/cake.md
+ * §4).
  *
  * The expected DSCP -> tin tables below are written out in full, 64
- * entries per mode, from the reference document's table, not derived from
+ * entries per mode, from doc/cake.md §4's table, not derived from
  * the code under test. Tins are numbered in the kernel's internal order.
  */
 #include <setjmp.h>
@@ -22,7 +22,7 @@
 
 #define NELEM(a)	(sizeof(a) / sizeof((a)[0]))
 
-/* Internal tin numbers (reference §1.5, column "internal tin"). */
+/* Internal tin numbers: a higher one has priority (doc/cake.md §4). */
 enum { D3_BE = 0, D3_BULK = 1, D3_VOICE = 2 };
 enum { D4_BE = 0, D4_BULK = 1, D4_VIDEO = 2, D4_VOICE = 3 };
 

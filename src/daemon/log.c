@@ -7,15 +7,16 @@
  * each line starts with its syslog priority, "<4>" say, which journald
  * takes as the line's priority (sd-daemon(3)); elsewhere lines are plain.
  *
- * Every function preserves errno; none exits (startup errors are
- * returned to main(), which picks the exit status). The packet path must
- * use log_rate_warnx(), never a plain log call per packet.
+ * Every function preserves errno. fatalx() exits, and is meant for
+ * startup only. The packet path must use log_rate_warnx(), never a plain
+ * log call per packet.
  */
 #include <sys/stat.h>
 
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <syslog.h>
 
@@ -143,6 +144,17 @@ log_debug(const char *fmt, ...)
 	va_start(ap, fmt);
 	vlog(LOG_DEBUG, fmt, ap, 0);
 	va_end(ap);
+}
+
+void
+fatalx(const char *fmt, ...)
+{
+	va_list	ap;
+
+	va_start(ap, fmt);
+	vlog(LOG_ERR, fmt, ap, 0);
+	va_end(ap);
+	exit(1);
 }
 
 void

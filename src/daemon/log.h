@@ -27,6 +27,9 @@ void	log_warn(const char *, ...) __attribute__((format(printf, 1, 2)));
 void	log_warnx(const char *, ...) __attribute__((format(printf, 1, 2)));
 void	log_info(const char *, ...) __attribute__((format(printf, 1, 2)));
 void	log_debug(const char *, ...) __attribute__((format(printf, 1, 2)));
+/* Logs at LOG_ERR and exits 1: startup only. */
+void	fatalx(const char *, ...)
+	    __attribute__((format(printf, 1, 2), noreturn));
 
 /*
  * A rate limit for one cause on the packet path: at most one line per

@@ -364,7 +364,7 @@ config_load(const char *path, struct caked_config *out,
 	iniparser_set_error_callback(config_iniparser_error);
 	if (!inifile_was_read(ctx.file))
 		goto out;	/* reported */
-	if ((ctx.dict = iniparser_load(path)) == NULL) {
+	if ((ctx.dict = inifile_dictionary(ctx.file)) == NULL) {
 		if (inifile_errors(ctx.file) == 0)
 			inifile_error(ctx.file, 0, "iniparser cannot parse "
 			    "the file");

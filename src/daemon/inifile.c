@@ -11,6 +11,7 @@
  * config.c can report all of them, in line order, at the end. It knows
  * nothing of caked's keys beyond the schema it is given, and never logs.
  */
+#include <sys/mman.h>
 #include <sys/stat.h>
 
 #include <ctype.h>
@@ -28,6 +29,7 @@
 
 #define INIFILE_MSG_BYTES	640
 #define INIFILE_SECTIONS_MAX	16	/* size of section_line[] */
+#define INIFILE_STOP		(-2)	/* scan state: stop reading lines */
 
 struct inifile_entry {
 	int	section;
@@ -50,6 +52,10 @@ struct inifile {
 	struct inifile_msg		 msgs[INIFILE_ERRORS_MAX];
 	int				 errors;
 	int				 was_read;
+	int				 headers;	/* "[...]" lines */
+	int				 assignments;	/* "k = v" lines */
+	int				 truncated;	/* scan stopped */
+	int				 copy_fd;	/* the bytes read */
 };
 
 void
@@ -220,6 +226,31 @@ inifile_key(struct inifile *f, char *s, int line, int cur)
 	}
 }
 
+/*
+ * Whether the scan may go on: it stops at the first line over a bound, so
+ * a huge or hostile file costs time linear in its size, and iniparser
+ * (whose dictionary is quadratic in the number of names) never sees it.
+ */
+static int
+inifile_bounded(struct inifile *f, const char *s, int line)
+{
+	if (*s == '[' && ++f->headers > INIFILE_HEADERS_MAX)
+		inifile_error(f, line, "too many '[section]' lines (at most "
+		    "%d): the rest of the file is not read", INIFILE_HEADERS_MAX);
+	else if (strchr("[#;", *s) == NULL && strchr(s, '=') != NULL &&
+	    ++f->assignments > INIFILE_ASSIGNMENTS_MAX)
+		inifile_error(f, line, "too many 'key = value' lines (at most "
+		    "%d): the rest of the file is not read",
+		    INIFILE_ASSIGNMENTS_MAX);
+	else if (f->errors >= INIFILE_ERRORS_MAX - 1)
+		inifile_error(f, line, "too many errors (at most %d): the "
+		    "rest of the file is not read", INIFILE_ERRORS_MAX);
+	else
+		return 1;
+	f->truncated = 1;
+	return 0;
+}
+
 /* Scans text (NUL-terminated, modified) line by line. */
 static void
 inifile_scan(struct inifile *f, char *text)
@@ -227,11 +258,13 @@ inifile_scan(struct inifile *f, char *text)
 	char	*next, *s;
 	int	 line = 0, cur = -1, seen_section = 0;
 
-	for (; text != NULL; text = next) {
+	for (; text != NULL && !f->truncated; text = next) {
 		line++;
 		if ((next = strchr(text, '\n')) != NULL)
 			*next++ = '\0';
 		s = inifile_trim(text);
+		if (!inifile_bounded(f, s, line))
+			break;
 		if (strlen(text) > INIFILE_LINE_MAX)
 			inifile_error(f, line, "line too long (at most %d "
 			    "characters)", INIFILE_LINE_MAX);
@@ -255,7 +288,38 @@ inifile_scan(struct inifile *f, char *text)
 	}
 }
 
-/* Reads the whole file into a NUL-terminated buffer. */
+/*
+ * Keeps the bytes that were scanned in an anonymous file, from which
+ * iniparser (which reads only by name) loads them: it never reopens the
+ * path, which may meanwhile name a FIFO, a device or a bigger file.
+ */
+static void
+inifile_keep_copy(struct inifile *f, const char *text, size_t len)
+{
+	size_t	off = 0;
+	ssize_t	n;
+
+	if ((f->copy_fd = memfd_create("caked-config", MFD_CLOEXEC)) == -1) {
+		inifile_error(f, 0, "cannot keep a copy: %s", strerror(errno));
+		return;
+	}
+	while (off < len) {
+		if ((n = write(f->copy_fd, text + off, len - off)) == -1) {
+			if (errno == EINTR)
+				continue;
+			inifile_error(f, 0, "cannot keep a copy: %s",
+			    strerror(errno));
+			return;
+		}
+		off += (size_t)n;
+	}
+}
+
+/*
+ * Reads the whole file into a NUL-terminated buffer. The open never
+ * waits (O_NONBLOCK: a FIFO without a writer, a device), and only a
+ * regular file within the size bound is read.
+ */
 static char *
 inifile_read(struct inifile *f)
 {
@@ -265,14 +329,17 @@ inifile_read(struct inifile *f)
 	size_t		 got = 0;
 	int		 fd;
 
-	if ((fd = open(f->path, O_RDONLY | O_CLOEXEC)) == -1) {
+	if ((fd = open(f->path, O_RDONLY | O_CLOEXEC | O_NONBLOCK |
+	    O_NOCTTY)) == -1) {
 		inifile_error(f, 0, "cannot open: %s", strerror(errno));
 		return NULL;
 	}
 	if (fstat(fd, &st) == -1 || !S_ISREG(st.st_mode) ||
 	    st.st_size > INIFILE_BYTES_MAX)
 		inifile_error(f, 0, "expected a regular file of at most %d "
-		    "bytes", INIFILE_BYTES_MAX);
+		    "bytes, found %s", INIFILE_BYTES_MAX,
+		    !S_ISREG(st.st_mode) ? "another kind of file" :
+		    "a bigger one");
 	else if ((text = malloc((size_t)st.st_size + 1)) == NULL)
 		inifile_error(f, 0, "cannot read: %s", strerror(errno));
 	while (text != NULL && got < (size_t)st.st_size &&
@@ -285,8 +352,10 @@ inifile_read(struct inifile *f)
 		} else if (n > 0)
 			got += (size_t)n;
 	}
-	if (text != NULL)
+	if (text != NULL) {
 		text[got] = '\0';
+		inifile_keep_copy(f, text, got);
+	}
 	close(fd);
 	return text;
 }
@@ -302,6 +371,7 @@ inifile_open(const char *path, const struct inifile_schema *schema)
 		return NULL;
 	f->path = path;
 	f->schema = schema;
+	f->copy_fd = -1;
 	if ((text = inifile_read(f)) != NULL) {
 		f->was_read = 1;
 		inifile_scan(f, text);
@@ -340,7 +410,20 @@ inifile_close(struct inifile *f, void (*report)(void *, const char *),
 		    "shown", f->path, f->errors - n);
 		report(arg, msg);
 	}
+	if (f->copy_fd != -1)
+		close(f->copy_fd);
 	free(f);
+}
+
+dictionary *
+inifile_dictionary(struct inifile *f)
+{
+	char	name[64];
+
+	if (f->copy_fd == -1 || f->truncated)
+		return NULL;
+	(void)snprintf(name, sizeof(name), "/proc/self/fd/%d", f->copy_fd);
+	return iniparser_load(name);
 }
 
 const char *

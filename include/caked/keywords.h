@@ -30,6 +30,15 @@ struct cake_config;
 
 #define KEYWORDS_ERR_MAX	160	/* enough for any error message */
 #define KEYWORDS_LINE_MAX	1024	/* bytes of a line, with its NUL */
+/*
+ * Settings under which nothing passes, refused although tc accepts them
+ * (the kernel's own tests use "memlimit 9" to reach its drop paths):
+ * a memlimit must hold 4 full-size frames as caked stores them (a
+ * 1514-byte frame takes under 2 KB of buffer), a rate must carry one
+ * full-size frame (1514 bytes) a second. config.c raises both with mtu.
+ */
+#define KEYWORDS_MEMLIMIT_MIN	8192		/* bytes */
+#define KEYWORDS_RATE_MIN_Bps	1514		/* bytes per second */
 
 /*
  * Applies argv[0..argc) to cfg. Returns 0, or -1 with a one-line message

@@ -444,6 +444,11 @@ kw_apply_value(struct kw_parse *p, const struct keyword *k, const char *val,
 		else if (v64 == 0)
 			return kw_fail(err, errlen, "bandwidth '%s': below 1 "
 			    "byte/s (use 'unlimited' for no shaping)", shown);
+		else if (v64 < KEYWORDS_RATE_MIN_Bps)
+			return kw_fail(err, errlen, "bandwidth '%s': below "
+			    "%dbit, one full-size frame (%d bytes) a second",
+			    shown, KEYWORDS_RATE_MIN_Bps * 8,
+			    KEYWORDS_RATE_MIN_Bps);
 		p->cfg.rate_Bps = v64;
 		p->cfg.autorate_ingress = false;
 		p->rate_set = true;
@@ -460,6 +465,10 @@ kw_apply_value(struct kw_parse *p, const struct keyword *k, const char *val,
 	case KW_MEMLIMIT:
 		if (keywords_parse_size(val, &v64, e, sizeof(e)) == -1)
 			return kw_fail(err, errlen, "memlimit %s", e);
+		if (v64 < KEYWORDS_MEMLIMIT_MIN)
+			return kw_fail(err, errlen, "memlimit '%s': below "
+			    "%db, the least that holds 4 full-size frames",
+			    shown, KEYWORDS_MEMLIMIT_MIN);
 		p->cfg.memlimit_bytes = v64;
 		return 0;
 	case KW_OVERHEAD:

@@ -531,6 +531,39 @@ bounds_stop_the_scan(void **state)
 	assert_non_null(strstr(c.msg[31], "too many '[section]' lines"));
 }
 
+/* Floors: under them nothing passes, so the file is refused. */
+static void
+floors_of_memlimit_and_rate(void **state)
+{
+	struct caked_config	cfg;
+	struct collected	c;
+	char			want[300];
+
+	(void)state;
+	assert_one_error("[upload]\nmemlimit = 1\n", "2: [upload] memlimit: "
+	    "memlimit '1': below 8192b, the least that holds 4 full-size "
+	    "frames");
+	assert_one_error("[download]\nbandwidth = 100bit\n", "2: [download] "
+	    "bandwidth: bandwidth '100bit': below 12112bit, one full-size "
+	    "frame (1514 bytes) a second");
+	assert_int_equal(load("[upload]\nmemlimit = 8kb\nbandwidth = "
+	    "12112bit\n", &cfg, &c), 0);
+	/* mtu 9000 raises both */
+	assert_int_equal(load("[general]\nmtu = 9000\n[upload]\nmemlimit = "
+	    "16kb\nbandwidth = 64kbit\n", &cfg, &c), -1);
+	assert_int_equal(c.n, 2);
+	(void)snprintf(want, sizeof(want), "%s:3: [upload] memlimit: below "
+	    "36088b, the least that holds 4 frames of mtu 9000 (found "
+	    "16384b)", conf_path);
+	assert_string_equal(c.msg[0], want);
+	(void)snprintf(want, sizeof(want), "%s:3: [upload] bandwidth: below "
+	    "72112bit, one frame of mtu 9000 a second (found 64000bit)",
+	    conf_path);
+	assert_string_equal(c.msg[1], want);
+	assert_int_equal(load("[general]\nmtu = 9000\n[upload]\nmemlimit = "
+	    "36088\nbandwidth = 72112bit\n", &cfg, &c), 0);
+}
+
 static void
 limits_themselves_are_accepted(void **state)
 {
@@ -650,6 +683,7 @@ main(void)
 		cmocka_unit_test(missing_file_is_reported),
 		cmocka_unit_test(fifo_and_big_files_are_refused),
 		cmocka_unit_test(bounds_stop_the_scan),
+		cmocka_unit_test(floors_of_memlimit_and_rate),
 		cmocka_unit_test(limits_themselves_are_accepted),
 		cmocka_unit_test(printed_config_loads_back_the_same),
 		cmocka_unit_test(restart_needed_for_general_keys_and_queues),

@@ -176,6 +176,7 @@ test_set_with_bad_keywords_returns_the_keyword_parsers_message(void **state)
 	static const char *const args[] = {
 		"bandwith 30mbit", "bandwidth fast", "rtt", "overhead 1000",
 		"diffserv9", "besteffort diffserv4 nat nonat mpu 999",
+		"memlimit 1", "bandwidth 100bit",
 	};
 	struct cake_config	 cfg;
 	struct json_value	*v;

@@ -61,6 +61,14 @@ test_error_messages_are_precise(void **state)
 		{ "memlimit", "memlimit: missing value" },
 		{ "memlimit lots", "memlimit 'lots': not a size (e.g. 4mb, "
 		    "1500kb, 10000)" },
+		{ "memlimit 0", "memlimit '0': below 8192b, the least that "
+		    "holds 4 full-size frames" },
+		{ "memlimit 8191", "memlimit '8191': below 8192b, the least "
+		    "that holds 4 full-size frames" },
+		{ "bandwidth 8bit", "bandwidth '8bit': below 12112bit, one "
+		    "full-size frame (1514 bytes) a second" },
+		{ "bandwidth 1513bps", "bandwidth '1513bps': below 12112bit, "
+		    "one full-size frame (1514 bytes) a second" },
 		{ "fwmark", "fwmark: missing value" },
 		{ "fwmark 0xg",
 		    "fwmark '0xg': not a mask (decimal or 0x hex)" },
@@ -405,8 +413,12 @@ test_round_trip_over_generated_keyword_lines(void **state)
 			random_keyword(&seed, line, sizeof(line), &rtt_used);
 		cake_config_default(&cfg);
 		if (keywords_parse_line(&cfg, line, err, sizeof(err)) != 0) {
-			/* only the framing sum may overflow its range */
-			if (strstr(err, "sum of the framing") == NULL)
+			/*
+			 * Only the framing sum may overflow its range, and
+			 * only a rate or memlimit be under its floor.
+			 */
+			if (strstr(err, "sum of the framing") == NULL &&
+			    strstr(err, "full-size frame") == NULL)
 				fail_msg("'%s': %s", line, err);
 			continue;
 		}
@@ -456,6 +468,12 @@ test_round_trip_over_generated_configs(void **state)
 			cfg.memlimit_bytes <<= 10 * (rng_next(&seed) % 3);
 		cfg.fwmark_mask = (uint32_t)rng_next(&seed);
 		cfg.queues = CAKE_QUEUES_MIN << (rng_next(&seed) % 7);
+		/* Values under the floors are refused (tested above). */
+		if (cfg.rate_Bps != 0 && cfg.rate_Bps < KEYWORDS_RATE_MIN_Bps)
+			cfg.rate_Bps += KEYWORDS_RATE_MIN_Bps;
+		if (cfg.memlimit_bytes != 0 &&
+		    cfg.memlimit_bytes < KEYWORDS_MEMLIMIT_MIN)
+			cfg.memlimit_bytes += KEYWORDS_MEMLIMIT_MIN;
 		format_ok(&cfg, out);
 		cake_config_default(&again);
 		if (keywords_parse_line(&again, out, err, sizeof(err)) != 0)

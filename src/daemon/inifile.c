@@ -236,7 +236,8 @@ inifile_bounded(struct inifile *f, const char *s, int line)
 {
 	if (*s == '[' && ++f->headers > INIFILE_HEADERS_MAX)
 		inifile_error(f, line, "too many '[section]' lines (at most "
-		    "%d): the rest of the file is not read", INIFILE_HEADERS_MAX);
+		    "%d): the rest of the file is not read",
+		    INIFILE_HEADERS_MAX);
 	else if (strchr("[#;", *s) == NULL && strchr(s, '=') != NULL &&
 	    ++f->assignments > INIFILE_ASSIGNMENTS_MAX)
 		inifile_error(f, line, "too many 'key = value' lines (at most "

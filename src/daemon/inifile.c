@@ -55,7 +55,9 @@ struct inifile {
 	int				 headers;	/* "[...]" lines */
 	int				 assignments;	/* "k = v" lines */
 	int				 truncated;	/* scan stopped */
-	int				 copy_fd;	/* the bytes read */
+	int				 copy_fd;	/* what iniparser reads */
+	char				*keep;		/* lines for iniparser */
+	size_t				 keep_len;
 };
 
 void
@@ -193,7 +195,8 @@ inifile_value_ok(struct inifile *f, const char *sec, const char *key,
 	return 1;
 }
 
-static void
+/* Checks and records a key line; returns whether it was recorded. */
+static int
 inifile_key(struct inifile *f, char *s, int line, int cur)
 {
 	const char	*sec = f->schema->sections[cur];
@@ -213,7 +216,7 @@ inifile_key(struct inifile *f, char *s, int line, int cur)
 		inifile_error(f, line, "[%s] %s: duplicate key (first set at "
 		    "line %d)", sec, s, first);
 	else if (!inifile_value_ok(f, sec, s, value, line))
-		return;
+		return 0;
 	else if (f->nentries == INIFILE_ENTRIES_MAX)
 		inifile_error(f, line, "too many keys (at most %d)",
 		    INIFILE_ENTRIES_MAX);
@@ -223,7 +226,9 @@ inifile_key(struct inifile *f, char *s, int line, int cur)
 		    "%s", s);
 		f->entries[f->nentries].line = line;
 		f->nentries++;
+		return 1;
 	}
+	return 0;
 }
 
 /*
@@ -252,17 +257,39 @@ inifile_bounded(struct inifile *f, const char *s, int line)
 	return 0;
 }
 
+/*
+ * Copies a line after the lines kept for iniparser; inifile_scan() keeps
+ * it (adds the returned length to keep_len) unless it is blank, a comment,
+ * or a key or section that the scan refused: iniparser, whose dictionary
+ * is quadratic in the number of names, then sees little more than the
+ * names caked knows, while syntax errors still make it fail.
+ */
+static size_t
+inifile_stage_line(struct inifile *f, const char *text)
+{
+	size_t	len = strlen(text);
+
+	if (f->keep == NULL)
+		return 0;
+	memcpy(f->keep + f->keep_len, text, len);
+	f->keep[f->keep_len + len] = '\n';
+	return len + 1;
+}
+
 /* Scans text (NUL-terminated, modified) line by line. */
 static void
 inifile_scan(struct inifile *f, char *text)
 {
 	char	*next, *s;
-	int	 line = 0, cur = -1, seen_section = 0;
+	size_t	 staged;
+	int	 line = 0, cur = -1, seen_section = 0, keep;
 
 	for (; text != NULL && !f->truncated; text = next) {
 		line++;
 		if ((next = strchr(text, '\n')) != NULL)
 			*next++ = '\0';
+		staged = inifile_stage_line(f, text);
+		keep = 1;
 		s = inifile_trim(text);
 		if (!inifile_bounded(f, s, line))
 			break;
@@ -270,13 +297,14 @@ inifile_scan(struct inifile *f, char *text)
 			inifile_error(f, line, "line too long (at most %d "
 			    "characters)", INIFILE_LINE_MAX);
 		else if (*s == '\0' || *s == '#' || *s == ';')
-			continue;
+			keep = 0;
 		else if (s[strlen(s) - 1] == '\\')
 			inifile_error(f, line, "line continuation with '\\' "
 			    "is not supported");
 		else if (*s == '[') {
 			cur = inifile_section(f, s, line);
 			seen_section = 1;
+			keep = cur != -1;
 		} else if (strchr(s, '=') == NULL)
 			inifile_error(f, line, "expected 'key = value' or "
 			    "'[section]', found '%s'", s);
@@ -284,13 +312,16 @@ inifile_scan(struct inifile *f, char *text)
 			inifile_error(f, line, "'%s' is outside any section "
 			    "(expected %s before it)", s, f->schema->expected);
 		else if (cur != -1)
-			inifile_key(f, s, line, cur);
-		/* else: in an unknown section, which was reported */
+			keep = inifile_key(f, s, line, cur);
+		else
+			keep = 0;	/* in an unknown section, reported */
+		if (keep)
+			f->keep_len += staged;
 	}
 }
 
 /*
- * Keeps the bytes that were scanned in an anonymous file, from which
+ * Keeps the lines that were scanned in an anonymous file, from which
  * iniparser (which reads only by name) loads them: it never reopens the
  * path, which may meanwhile name a FIFO, a device or a bigger file.
  */
@@ -355,7 +386,9 @@ inifile_read(struct inifile *f)
 	}
 	if (text != NULL) {
 		text[got] = '\0';
-		inifile_keep_copy(f, text, got);
+		/* Kept lines take at most the file's bytes and a newline. */
+		if ((f->keep = malloc(got + 1)) == NULL)
+			inifile_error(f, 0, "cannot read: %s", strerror(errno));
 	}
 	close(fd);
 	return text;
@@ -377,6 +410,10 @@ inifile_open(const char *path, const struct inifile_schema *schema)
 		f->was_read = 1;
 		inifile_scan(f, text);
 		free(text);
+		if (f->keep != NULL)
+			inifile_keep_copy(f, f->keep, f->keep_len);
+		free(f->keep);
+		f->keep = NULL;
 	}
 	return f;
 }

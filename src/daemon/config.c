@@ -341,35 +341,26 @@ config_defaults(struct caked_config *cfg)
 	cake_config_default(&cfg->cake[CONFIG_DOWNLOAD]);
 }
 
-/*
- * The keyword parser's floors assume 1500-byte packets; a larger mtu
- * raises them: 4 full-size frames (with two VLAN tags) of memlimit, one
- * Ethernet frame a second.
- */
+/* Settings under which nothing passes are refused (keywords.h). */
 static void
 config_check_floors(struct config_ctx *ctx, const struct caked_config *cfg,
     int dir)
 {
-	const struct cake_config	*c = &cfg->cake[dir];
-	uint64_t			 frame = cfg->mtu + 22ULL;
-	uint64_t			 eth = cfg->mtu + 14ULL;
-	int				 line;
+	char	err[KEYWORDS_ERR_MAX];
+	int	line;
 
-	line = inifile_section_line(ctx->file, SEC_UPLOAD + dir);
-	if (c->memlimit_bytes != 0 && c->memlimit_bytes < 4 * frame &&
-	    4 * frame > KEYWORDS_MEMLIMIT_MIN)
-		inifile_error(ctx->file, line, "[%s] memlimit: below %llub, "
-		    "the least that holds 4 frames of mtu %u (found %llub)",
-		    config_sections[SEC_UPLOAD + dir],
-		    (unsigned long long)(4 * frame), cfg->mtu,
-		    (unsigned long long)c->memlimit_bytes);
-	if (c->rate_Bps != 0 && c->rate_Bps < eth &&
-	    eth > KEYWORDS_RATE_MIN_Bps)
-		inifile_error(ctx->file, line, "[%s] bandwidth: below %llubit, "
-		    "one frame of mtu %u a second (found %llubit)",
-		    config_sections[SEC_UPLOAD + dir],
-		    (unsigned long long)(8 * eth), cfg->mtu,
-		    (unsigned long long)(8 * c->rate_Bps));
+	if (keywords_check_floors(&cfg->cake[dir], cfg->mtu, err,
+	    sizeof(err)) == 0)
+		return;
+	/* The key that set it, else the options line, else the section. */
+	line = inifile_find(ctx->file, SEC_UPLOAD + dir,
+	    strncmp(err, "memlimit", 8) == 0 ? "memlimit" : "bandwidth");
+	if (line == 0)
+		line = inifile_find(ctx->file, SEC_UPLOAD + dir, "options");
+	if (line == 0)
+		line = inifile_section_line(ctx->file, SEC_UPLOAD + dir);
+	inifile_error(ctx->file, line, "[%s] %s",
+	    config_sections[SEC_UPLOAD + dir], err);
 }
 
 static const struct inifile_schema config_schema = {

@@ -30,6 +30,7 @@
 #include <event2/event.h>
 
 #include "caked/cake.h"
+#include "caked/keywords.h"
 #include "daemon/arrun.h"
 #include "daemon/config.h"
 #include "daemon/conntrack.h"
@@ -464,6 +465,8 @@ loop_ctl_change(void *arg, int dir, const struct cake_config *cfg,
 	int		 rc;
 
 	if (dir < 0 || dir >= CONFIG_DIRS || l->setup.cake[dir] == NULL)
+		return -1;
+	if (keywords_check_floors(cfg, l->setup.cfg->mtu, err, errlen) == -1)
 		return -1;
 	if ((rc = cake_change(l->setup.cake[dir], cfg, now_ns)) ==
 	    CAKE_ERR_QUEUES) {

@@ -61,14 +61,6 @@ test_error_messages_are_precise(void **state)
 		{ "memlimit", "memlimit: missing value" },
 		{ "memlimit lots", "memlimit 'lots': not a size (e.g. 4mb, "
 		    "1500kb, 10000)" },
-		{ "memlimit 0", "memlimit '0': below 8192b, the least that "
-		    "holds 4 full-size frames" },
-		{ "memlimit 8191", "memlimit '8191': below 8192b, the least "
-		    "that holds 4 full-size frames" },
-		{ "bandwidth 8bit", "bandwidth '8bit': below 12112bit, one "
-		    "full-size frame (1514 bytes) a second" },
-		{ "bandwidth 1513bps", "bandwidth '1513bps': below 12112bit, "
-		    "one full-size frame (1514 bytes) a second" },
 		{ "fwmark", "fwmark: missing value" },
 		{ "fwmark 0xg",
 		    "fwmark '0xg': not a mask (decimal or 0x hex)" },
@@ -413,12 +405,8 @@ test_round_trip_over_generated_keyword_lines(void **state)
 			random_keyword(&seed, line, sizeof(line), &rtt_used);
 		cake_config_default(&cfg);
 		if (keywords_parse_line(&cfg, line, err, sizeof(err)) != 0) {
-			/*
-			 * Only the framing sum may overflow its range, and
-			 * only a rate or memlimit be under its floor.
-			 */
-			if (strstr(err, "sum of the framing") == NULL &&
-			    strstr(err, "full-size frame") == NULL)
+			/* only the framing sum may overflow its range */
+			if (strstr(err, "sum of the framing") == NULL)
 				fail_msg("'%s': %s", line, err);
 			continue;
 		}
@@ -468,12 +456,6 @@ test_round_trip_over_generated_configs(void **state)
 			cfg.memlimit_bytes <<= 10 * (rng_next(&seed) % 3);
 		cfg.fwmark_mask = (uint32_t)rng_next(&seed);
 		cfg.queues = CAKE_QUEUES_MIN << (rng_next(&seed) % 7);
-		/* Values under the floors are refused (tested above). */
-		if (cfg.rate_Bps != 0 && cfg.rate_Bps < KEYWORDS_RATE_MIN_Bps)
-			cfg.rate_Bps += KEYWORDS_RATE_MIN_Bps;
-		if (cfg.memlimit_bytes != 0 &&
-		    cfg.memlimit_bytes < KEYWORDS_MEMLIMIT_MIN)
-			cfg.memlimit_bytes += KEYWORDS_MEMLIMIT_MIN;
 		format_ok(&cfg, out);
 		cake_config_default(&again);
 		if (keywords_parse_line(&again, out, err, sizeof(err)) != 0)
@@ -482,11 +464,46 @@ test_round_trip_over_generated_configs(void **state)
 	}
 }
 
+/* The floors, at their boundaries, for mtu 1500 (0) and 9000. */
+static void
+test_floors_refuse_what_passes_nothing(void **state)
+{
+	static const struct {
+		uint64_t	memlimit, rate;
+		uint32_t	mtu;
+		int		rc;
+	} cases[] = {
+		{ 0, 0, 0, 0 }, { 8192, 1514, 0, 0 }, { 8191, 0, 0, -1 },
+		{ 1, 0, 1500, -1 }, { 0, 1513, 0, -1 }, { 0, 1, 0, -1 },
+		{ 36088, 9014, 9000, 0 }, { 36087, 0, 9000, -1 },
+		{ 0, 9013, 9000, -1 }, { 8192, 1514, 68, 0 },
+	};
+	struct cake_config	cfg;
+	char			err[KEYWORDS_ERR_MAX];
+	size_t			i;
+
+	(void)state;
+	for (i = 0; i < NITEMS(cases); i++) {
+		cake_config_default(&cfg);
+		cfg.memlimit_bytes = cases[i].memlimit;
+		cfg.rate_Bps = cases[i].rate;
+		err[0] = '\0';
+		assert_int_equal(keywords_check_floors(&cfg, cases[i].mtu, err,
+		    sizeof(err)), cases[i].rc);
+		assert_int_equal(err[0] != '\0', cases[i].rc == -1);
+	}
+	cfg.memlimit_bytes = 1;
+	assert_int_equal(keywords_check_floors(&cfg, 0, err, sizeof(err)), -1);
+	assert_string_equal(err, "memlimit 1b: below 8192b, the least that "
+	    "holds 4 frames of mtu 1500");
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_error_messages_are_precise),
+		cmocka_unit_test(test_floors_refuse_what_passes_nothing),
 		cmocka_unit_test(test_error_leaves_config_unchanged),
 		cmocka_unit_test(test_long_tokens_are_clipped_in_messages),
 		cmocka_unit_test(test_unprintable_bytes_are_masked_in_messages),

@@ -26,6 +26,9 @@
 #define CTL_LINE_MAX		4096	/* request bytes, "\n" included */
 #define CTL_REPLY_MAX		(64 * 1024)	/* one JSON reply, "\n" included */
 #define CTL_CLIENTS_MAX		16	/* connections served at once */
+#define CTL_CLIENTS_PER_UID	4	/* of a uid that is not root/admin */
+#define CTL_CLIENTS_ADMIN	1	/* slots only root/admin may take */
+#define CTL_REQUEST_S		5	/* a request must end within this */
 #define CTL_BURST_MAX		8	/* requests served per loop wake-up */
 #define CTL_IDLE_S		60	/* a connection with no request closes */
 #define CTL_WRITE_TIMEOUT_S	10	/* a reply not drained in time closes */

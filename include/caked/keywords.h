@@ -30,6 +30,16 @@ struct cake_config;
 
 #define KEYWORDS_ERR_MAX	160	/* enough for any error message */
 #define KEYWORDS_LINE_MAX	1024	/* bytes of a line, with its NUL */
+/*
+ * Floors of settings under which nothing passes. The parser accepts what
+ * tc accepts (the kernel's tests use "memlimit 9" to reach its drop
+ * paths, and so do caked's engine tests); the daemon refuses less with
+ * keywords_check_floors(): a memlimit must hold 4 full-size frames as
+ * caked stores them (a 1514-byte frame takes under 2 KB of buffer), a
+ * rate must carry one full-size frame a second.
+ */
+#define KEYWORDS_MEMLIMIT_MIN	8192		/* bytes, at mtu 1500 */
+#define KEYWORDS_RATE_MIN_Bps	1514		/* bytes per second, same */
 
 /*
  * Applies argv[0..argc) to cfg. Returns 0, or -1 with a one-line message
@@ -43,6 +53,13 @@ int	keywords_parse_argv(struct cake_config *cfg, int argc,
  * KEYWORDS_LINE_MAX. Quotes are not special: the config layer strips them.
  */
 int	keywords_parse_line(struct cake_config *cfg, const char *line,
+	    char *err, size_t errlen);
+/*
+ * Refuses (-1, reason in err) a memlimit under max(KEYWORDS_MEMLIMIT_MIN,
+ * 4 * (mtu + 22)) bytes or a rate under max(KEYWORDS_RATE_MIN_Bps,
+ * mtu + 14) bytes/s; mtu 0 means 1500. Zero (automatic, unlimited) is fine.
+ */
+int	keywords_check_floors(const struct cake_config *cfg, uint32_t mtu,
 	    char *err, size_t errlen);
 /*
  * Prints cfg as tc prints the options line (with " queues N" at the end

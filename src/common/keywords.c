@@ -444,6 +444,7 @@ kw_apply_value(struct kw_parse *p, const struct keyword *k, const char *val,
 		else if (v64 == 0)
 			return kw_fail(err, errlen, "bandwidth '%s': below 1 "
 			    "byte/s (use 'unlimited' for no shaping)", shown);
+
 		p->cfg.rate_Bps = v64;
 		p->cfg.autorate_ingress = false;
 		p->rate_set = true;
@@ -751,5 +752,30 @@ keywords_format(const struct cake_config *cfg, char *buf, size_t len)
 		buf[0] = '\0';
 		return -1;
 	}
+	return 0;
+}
+
+int
+keywords_check_floors(const struct cake_config *cfg, uint32_t mtu,
+    char *err, size_t errlen)
+{
+	uint64_t	mem_min, rate_min;
+
+	if (mtu == 0)
+		mtu = 1500;
+	mem_min = 4 * (mtu + 22ULL);
+	if (mem_min < KEYWORDS_MEMLIMIT_MIN)
+		mem_min = KEYWORDS_MEMLIMIT_MIN;
+	rate_min = mtu + 14ULL;
+	if (rate_min < KEYWORDS_RATE_MIN_Bps)
+		rate_min = KEYWORDS_RATE_MIN_Bps;
+	if (cfg->memlimit_bytes != 0 && cfg->memlimit_bytes < mem_min)
+		return kw_fail(err, errlen, "memlimit %" PRIu64 "b: below %"
+		    PRIu64 "b, the least that holds 4 frames of mtu %" PRIu32,
+		    cfg->memlimit_bytes, mem_min, mtu);
+	if (cfg->rate_Bps != 0 && cfg->rate_Bps < rate_min)
+		return kw_fail(err, errlen, "bandwidth %" PRIu64 "bit: below %"
+		    PRIu64 "bit, one frame of mtu %" PRIu32 " a second",
+		    cfg->rate_Bps * 8, rate_min * 8, mtu);
 	return 0;
 }

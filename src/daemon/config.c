@@ -327,6 +327,28 @@ config_defaults(struct caked_config *cfg)
 	cake_config_default(&cfg->cake[CONFIG_DOWNLOAD]);
 }
 
+/* Settings under which nothing passes are refused (keywords.h). */
+static void
+config_check_floors(struct config_ctx *ctx, const struct caked_config *cfg,
+    int dir)
+{
+	char	err[KEYWORDS_ERR_MAX];
+	int	line;
+
+	if (keywords_check_floors(&cfg->cake[dir], cfg->mtu, err,
+	    sizeof(err)) == 0)
+		return;
+	/* The key that set it, else the options line, else the section. */
+	line = inifile_find(ctx->file, SEC_UPLOAD + dir,
+	    strncmp(err, "memlimit", 8) == 0 ? "memlimit" : "bandwidth");
+	if (line == 0)
+		line = inifile_find(ctx->file, SEC_UPLOAD + dir, "options");
+	if (line == 0)
+		line = inifile_section_line(ctx->file, SEC_UPLOAD + dir);
+	inifile_error(ctx->file, line, "[%s] %s",
+	    config_sections[SEC_UPLOAD + dir], err);
+}
+
 static const struct inifile_schema config_schema = {
 	config_sections, SEC_COUNT, "[general], [upload] or [download]",
 	config_known_key,
@@ -351,7 +373,7 @@ config_load(const char *path, struct caked_config *out,
 	iniparser_set_error_callback(config_iniparser_error);
 	if (!inifile_was_read(ctx.file))
 		goto out;	/* reported */
-	if ((ctx.dict = iniparser_load(path)) == NULL) {
+	if ((ctx.dict = inifile_dictionary(ctx.file)) == NULL) {
 		if (inifile_errors(ctx.file) == 0)
 			inifile_error(ctx.file, 0, "iniparser cannot parse "
 			    "the file");
@@ -366,6 +388,7 @@ config_load(const char *path, struct caked_config *out,
 			continue;	/* absent: unshaped defaults */
 		cfg.shaped[dir] = true;
 		config_dir(&ctx, SEC_UPLOAD + dir, &cfg.cake[dir]);
+		config_check_floors(&ctx, &cfg, dir);
 	}
 	arconf_load(ctx.file, ctx.dict, config_sections, &cfg);
 	if (inifile_errors(ctx.file) == 0) {

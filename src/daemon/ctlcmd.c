@@ -339,8 +339,10 @@ ctlcmd_set(struct ctlcmd_ctx *x, struct ctlcmd_req *r)
 	    x->ops->snapshot(x->ops->arg, dir, &st, &cfg) == -1)
 		return ctlcmd_fail(x, CTL_CODE_USAGE, "%s is not shaped",
 		    ctlcmd_dirs[dir]);
+	/* The daemon checks the floors again with its real mtu. */
 	if (keywords_parse_argv(&cfg, r->argc - 2, r->argv + 2, x->err,
-	    sizeof(x->err)) == -1) {
+	    sizeof(x->err)) == -1 ||
+	    keywords_check_floors(&cfg, 0, x->err, sizeof(x->err)) == -1) {
 		x->code = CTL_CODE_INVALID;
 		return -1;
 	}

@@ -6,7 +6,11 @@
  * pause on EMFILE, SO_PEERCRED/SO_PEERGROUPS to decide who may change
  * state, line framing with a length cap, one reply in flight per client
  * (a client that does not read stalls only itself and is dropped after
- * CTL_WRITE_TIMEOUT_S), an idle timeout, and at most CTL_BURST_MAX
+ * CTL_WRITE_TIMEOUT_S), a deadline for each request (a client sending a
+ * byte now and then cannot hold a slot), at most CTL_CLIENTS_PER_UID
+ * clients per uid that is not root or admin and CTL_CLIENTS_ADMIN slots
+ * they can never take (so root's cakectl always gets in), an idle
+ * timeout, and at most CTL_BURST_MAX
  * requests per wake-up so that packets never wait behind a chatty client
  * (doc/design.md, "Control socket").
  *
@@ -47,6 +51,7 @@ struct ctlsock_client {
 	struct ctlcmd_peer	 peer;
 	bool			 closing;	/* close once out is sent */
 	bool			 eof;		/* the peer sent all it will */
+	uint64_t		 req_start_ns;	/* first byte of a request */
 	size_t			 in_len;
 	size_t			 out_off;
 	size_t			 out_len;	/* 0: nothing in flight */
@@ -89,14 +94,30 @@ ctlsock_client_free(struct ctlsock_client *cl)
 	free(cl);
 }
 
-/* Idle timeout while waiting for a request, write timeout otherwise. */
+/*
+ * The write timeout while a reply is in flight; else the request deadline
+ * while part of a request is buffered (counted from its first byte, not
+ * renewed by more bytes); else the idle timeout.
+ */
 static void
 ctlsock_arm_timeout(struct ctlsock_client *cl)
 {
 	struct timeval	tv = { CTL_IDLE_S, 0 };
+	uint64_t	now_ns, end_ns;
 
+	if (cl->in_len == 0)
+		cl->req_start_ns = 0;
 	if (cl->out_len > 0)
 		tv.tv_sec = CTL_WRITE_TIMEOUT_S;
+	else if (cl->in_len > 0) {
+		now_ns = ctlsock_now_ns();
+		if (cl->req_start_ns == 0)
+			cl->req_start_ns = now_ns;
+		end_ns = cl->req_start_ns + CTL_REQUEST_S * 1000000000ULL;
+		end_ns = end_ns > now_ns ? end_ns - now_ns : 0;
+		tv.tv_sec = (time_t)(end_ns / 1000000000ULL);
+		tv.tv_usec = (suseconds_t)(end_ns % 1000000000ULL / 1000);
+	}
 	(void)event_add(cl->ev_timeout, &tv);
 }
 
@@ -111,6 +132,12 @@ ctlsock_on_timeout(evutil_socket_t fd, short what, void *arg)
 		cl->cs->count.slow_closed++;
 		log_debug("control: pid %d did not read its reply, closed",
 		    (int)cl->peer.pid);
+	} else if (cl->in_len > 0) {
+		cl->cs->count.slow_closed++;
+		log_rate_warnx(&cl->cs->denied_rl, ctlsock_now_ns(), "control: "
+		    "uid %u pid %d: request not complete within %ds, closed",
+		    (unsigned int)cl->peer.uid, (int)cl->peer.pid,
+		    CTL_REQUEST_S);
 	} else
 		cl->cs->count.idle_closed++;
 	ctlsock_client_free(cl);
@@ -197,6 +224,7 @@ ctlsock_answer(struct ctlsock_client *cl, size_t len)
 	}
 	memmove(cl->in, cl->in + len, cl->in_len - len);
 	cl->in_len -= len;
+	cl->req_start_ns = 0;	/* the next request's time starts now */
 }
 
 /* Answers buffered lines while no reply is in flight, CTL_BURST_MAX at most. */
@@ -286,32 +314,79 @@ ctlsock_is_admin(const struct ctlsock *cs, int fd, const struct ucred *cr)
 	return false;
 }
 
-/* Takes a new connection fd into a free slot. */
+/*
+ * A free slot for a client of uid, or CTL_CLIENTS_MAX with the reason in
+ * why: root and admin may take any slot; another uid at most
+ * CTL_CLIENTS_PER_UID, and never the last CTL_CLIENTS_ADMIN free ones.
+ */
+static size_t
+ctlsock_slot(const struct ctlsock *cs, uid_t uid, bool admin, char *why,
+    size_t len)
+{
+	size_t	i, slot = CTL_CLIENTS_MAX, free_slots = 0, same_uid = 0;
+
+	for (i = 0; i < CTL_CLIENTS_MAX; i++) {
+		if (cs->clients[i] == NULL) {
+			free_slots++;
+			if (slot == CTL_CLIENTS_MAX)
+				slot = i;
+		} else if (cs->clients[i]->peer.uid == uid &&
+		    !cs->clients[i]->peer.admin)
+			same_uid++;
+	}
+	if (slot == CTL_CLIENTS_MAX)
+		(void)snprintf(why, len, "too many control clients");
+	else if (admin)
+		return slot;
+	else if (same_uid >= CTL_CLIENTS_PER_UID) {
+		(void)snprintf(why, len, "too many control clients of uid %u "
+		    "(at most %d)", (unsigned int)uid, CTL_CLIENTS_PER_UID);
+		slot = CTL_CLIENTS_MAX;
+	} else if (free_slots <= CTL_CLIENTS_ADMIN) {
+		(void)snprintf(why, len, "too many control clients (the last "
+		    "%d kept for root and admin)", CTL_CLIENTS_ADMIN);
+		slot = CTL_CLIENTS_MAX;
+	}
+	return slot;
+}
+
+/* Refuses fd with a busy error (best effort: it is not read) and closes. */
+static void
+ctlsock_refuse(struct ctlsock *cs, int fd, const char *why)
+{
+	char	busy[200];
+	int	n;
+
+	cs->count.refused_busy++;
+	n = ctlcmd_error(CTL_CODE_BUSY, why, busy, sizeof(busy));
+	if (n > 0)
+		(void)send(fd, busy, (size_t)n, MSG_NOSIGNAL | MSG_DONTWAIT);
+	close(fd);
+}
+
+/* Takes a new connection fd into a free slot, if its uid may have one. */
 static void
 ctlsock_add_client(struct ctlsock *cs, int fd)
 {
 	struct ctlsock_client	*cl;
 	struct ucred		 cr;
 	socklen_t		 len = sizeof(cr);
-	size_t			 i, slot = CTL_CLIENTS_MAX;
-	char			 busy[160];
-	int			 n;
+	size_t			 slot;
+	bool			 admin;
+	char			 why[160];
 
-	for (i = 0; i < CTL_CLIENTS_MAX && slot == CTL_CLIENTS_MAX; i++)
-		if (cs->clients[i] == NULL)
-			slot = i;
-	if (slot == CTL_CLIENTS_MAX) {
-		cs->count.refused_busy++;
-		n = ctlcmd_error(CTL_CODE_BUSY, "too many control clients",
-		    busy, sizeof(busy));
-		if (n > 0)
-			(void)send(fd, busy, (size_t)n, MSG_NOSIGNAL |
-			    MSG_DONTWAIT);
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &len) == -1) {
+		log_warn("control: accept");
 		close(fd);
 		return;
 	}
-	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &len) == -1 ||
-	    (cl = calloc(1, sizeof(*cl))) == NULL) {
+	admin = ctlsock_is_admin(cs, fd, &cr);
+	if ((slot = ctlsock_slot(cs, cr.uid, admin, why, sizeof(why))) ==
+	    CTL_CLIENTS_MAX) {
+		ctlsock_refuse(cs, fd, why);
+		return;
+	}
+	if ((cl = calloc(1, sizeof(*cl))) == NULL) {
 		log_warn("control: accept");
 		close(fd);
 		return;
@@ -320,7 +395,7 @@ ctlsock_add_client(struct ctlsock *cs, int fd)
 	cl->fd = fd;
 	cl->peer.uid = cr.uid;
 	cl->peer.pid = cr.pid;
-	cl->peer.admin = ctlsock_is_admin(cs, fd, &cr);
+	cl->peer.admin = admin;
 	cs->clients[slot] = cl;
 	cs->count.clients++;
 	cs->count.accepted++;

@@ -131,6 +131,49 @@ datapath_count_kind(struct datapath *dp, const struct cake_pkt_meta *m)
 		dp->st.rx_non_ip++;
 }
 
+#define DATAPATH_L2_MAX_BYTES	22	/* Ethernet header, two VLAN tags */
+
+uint32_t
+datapath_max_packet(const struct datapath *dp)
+{
+	struct pool_stats	ps;
+	uint32_t		cap;
+
+	pool_get_stats(dp->pool, &ps);
+	cap = dp->in_vnet && ps.large_bufs > 0 ? ps.large_buf_bytes :
+	    ps.buf_bytes;
+	/* A frame that fills the buffer is taken as cut short. */
+	cap = cap > 0 ? cap - 1 : 0;
+	if (dp->link == CAKE_LINK_ETHERNET)
+		cap = cap > DATAPATH_L2_MAX_BYTES ? cap -
+		    DATAPATH_L2_MAX_BYTES : 0;
+	return cap;
+}
+
+/*
+ * Counts (and logs) a packet larger than the egress device's MTU. It is
+ * still written: the kernel decides (a TUN router may answer with ICMP
+ * "fragmentation needed"), but the count says where jumbo frames went.
+ */
+static void
+datapath_check_mtu(struct datapath *dp, const struct cake_pkt *pkt,
+    uint32_t len, uint64_t now_ns)
+{
+	uint32_t	l3 = len;
+
+	if (dp->out_mtu == 0 || pkt->gso_type != CAKE_GSO_NONE)
+		return;
+	if (dp->link == CAKE_LINK_ETHERNET)
+		l3 = len > pkt->meta.net_off ? len - pkt->meta.net_off : 0;
+	if (l3 <= dp->out_mtu)
+		return;
+	dp->st.too_big++;
+	log_rate_warnx(&dp->rl_mtu, now_ns, "%s: packet of %u bytes too "
+	    "large for %s (mtu %u): the kernel may drop it", dp->name, l3,
+	    dp->out_dev != NULL ? dp->out_dev : "the egress device",
+	    dp->out_mtu);
+}
+
 static void
 datapath_enqueue(struct datapath *dp, struct cake_pkt *pkt, uint32_t len,
     uint64_t now_ns)
@@ -151,6 +194,7 @@ datapath_enqueue(struct datapath *dp, struct cake_pkt *pkt, uint32_t len,
 	cake_parse(pkt->data, len, dp->link, &pkt->meta);
 	pkt->meta_valid = true;
 	datapath_count_kind(dp, &pkt->meta);
+	datapath_check_mtu(dp, pkt, len, now_ns);
 	if (dp->nat != NULL)
 		conntrack_classify(dp->nat, pkt, dp->nat_inbound,
 		    dp->nat_cfg->nat, dp->nat_cfg->fwmark_mask != 0, now_ns);
@@ -451,5 +495,6 @@ datapath_json(const struct datapath *dp, struct json_writer *w)
 	json_uint(w, "tx_bytes", st->tx_bytes);
 	json_uint(w, "tx_blocked", st->tx_blocked);
 	json_uint(w, "tx_errors", st->tx_errors);
+	json_uint(w, "too_big", st->too_big);
 	json_object_end(w);
 }

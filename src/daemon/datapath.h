@@ -44,6 +44,7 @@ struct datapath_stats {
 	uint64_t	tx_blocked;	/* writes refused with EAGAIN (kept) */
 	uint64_t	tx_coalesced;	/* segments glued into super-packets */
 	uint64_t	tx_errors;	/* writes failed: packet dropped */
+	uint64_t	too_big;	/* above the egress device's MTU */
 	uint64_t	drops[DATAPATH_DROP_REASONS];	/* engine, by reason */
 };
 
@@ -68,6 +69,9 @@ struct datapath {
 	struct log_rate		 rl_rx;
 	struct log_rate		 rl_tx;
 	struct log_rate		 rl_nobuf;
+	struct log_rate		 rl_mtu;
+	const char		*out_dev;	/* egress device, for logs */
+	uint32_t		 out_mtu;	/* its MTU (loop.c); 0: unknown */
 };
 
 void		datapath_init(struct datapath *dp, const char *name, int in_fd,
@@ -80,6 +84,8 @@ void		datapath_init(struct datapath *dp, const char *name, int in_fd,
 void		datapath_set_conntrack(struct datapath *dp,
 		    struct conntrack *ct, const struct cake_config *cfg,
 		    bool inbound);
+/* The largest packet (bytes from the IP header) the read buffers hold. */
+uint32_t	datapath_max_packet(const struct datapath *dp);
 /* Reads a batch from in_fd into the engine. Returns enum datapath_status. */
 int		datapath_read(struct datapath *dp, uint64_t now_ns);
 /* Sends what the shaper allows (a held packet first). enum datapath_status. */

@@ -11,6 +11,7 @@
  * config.c can report all of them, in line order, at the end. It knows
  * nothing of caked's keys beyond the schema it is given, and never logs.
  */
+#include <sys/mman.h>
 #include <sys/stat.h>
 
 #include <ctype.h>
@@ -28,6 +29,7 @@
 
 #define INIFILE_MSG_BYTES	640
 #define INIFILE_SECTIONS_MAX	16	/* size of section_line[] */
+#define INIFILE_STOP		(-2)	/* scan state: stop reading lines */
 
 struct inifile_entry {
 	int	section;
@@ -50,6 +52,12 @@ struct inifile {
 	struct inifile_msg		 msgs[INIFILE_ERRORS_MAX];
 	int				 errors;
 	int				 was_read;
+	int				 headers;	/* "[...]" lines */
+	int				 assignments;	/* "k = v" lines */
+	int				 truncated;	/* scan stopped */
+	int				 copy_fd;	/* what iniparser reads */
+	char				*keep;		/* lines for iniparser */
+	size_t				 keep_len;
 };
 
 void
@@ -187,7 +195,8 @@ inifile_value_ok(struct inifile *f, const char *sec, const char *key,
 	return 1;
 }
 
-static void
+/* Checks and records a key line; returns whether it was recorded. */
+static int
 inifile_key(struct inifile *f, char *s, int line, int cur)
 {
 	const char	*sec = f->schema->sections[cur];
@@ -207,7 +216,7 @@ inifile_key(struct inifile *f, char *s, int line, int cur)
 		inifile_error(f, line, "[%s] %s: duplicate key (first set at "
 		    "line %d)", sec, s, first);
 	else if (!inifile_value_ok(f, sec, s, value, line))
-		return;
+		return 0;
 	else if (f->nentries == INIFILE_ENTRIES_MAX)
 		inifile_error(f, line, "too many keys (at most %d)",
 		    INIFILE_ENTRIES_MAX);
@@ -217,7 +226,54 @@ inifile_key(struct inifile *f, char *s, int line, int cur)
 		    "%s", s);
 		f->entries[f->nentries].line = line;
 		f->nentries++;
+		return 1;
 	}
+	return 0;
+}
+
+/*
+ * Whether the scan may go on: it stops at the first line over a bound, so
+ * a huge or hostile file costs time linear in its size, and iniparser
+ * (whose dictionary is quadratic in the number of names) never sees it.
+ */
+static int
+inifile_bounded(struct inifile *f, const char *s, int line)
+{
+	if (*s == '[' && ++f->headers > INIFILE_HEADERS_MAX)
+		inifile_error(f, line, "too many '[section]' lines (at most "
+		    "%d): the rest of the file is not read",
+		    INIFILE_HEADERS_MAX);
+	else if (strchr("[#;", *s) == NULL && strchr(s, '=') != NULL &&
+	    ++f->assignments > INIFILE_ASSIGNMENTS_MAX)
+		inifile_error(f, line, "too many 'key = value' lines (at most "
+		    "%d): the rest of the file is not read",
+		    INIFILE_ASSIGNMENTS_MAX);
+	else if (f->errors >= INIFILE_ERRORS_MAX - 1)
+		inifile_error(f, line, "too many errors (at most %d): the "
+		    "rest of the file is not read", INIFILE_ERRORS_MAX);
+	else
+		return 1;
+	f->truncated = 1;
+	return 0;
+}
+
+/*
+ * Copies a line after the lines kept for iniparser; inifile_scan() keeps
+ * it (adds the returned length to keep_len) unless it is blank, a comment,
+ * or a key or section that the scan refused: iniparser, whose dictionary
+ * is quadratic in the number of names, then sees little more than the
+ * names caked knows, while syntax errors still make it fail.
+ */
+static size_t
+inifile_stage_line(struct inifile *f, const char *text)
+{
+	size_t	len = strlen(text);
+
+	if (f->keep == NULL)
+		return 0;
+	memcpy(f->keep + f->keep_len, text, len);
+	f->keep[f->keep_len + len] = '\n';
+	return len + 1;
 }
 
 /* Scans text (NUL-terminated, modified) line by line. */
@@ -225,24 +281,30 @@ static void
 inifile_scan(struct inifile *f, char *text)
 {
 	char	*next, *s;
-	int	 line = 0, cur = -1, seen_section = 0;
+	size_t	 staged;
+	int	 line = 0, cur = -1, seen_section = 0, keep;
 
-	for (; text != NULL; text = next) {
+	for (; text != NULL && !f->truncated; text = next) {
 		line++;
 		if ((next = strchr(text, '\n')) != NULL)
 			*next++ = '\0';
+		staged = inifile_stage_line(f, text);
+		keep = 1;
 		s = inifile_trim(text);
+		if (!inifile_bounded(f, s, line))
+			break;
 		if (strlen(text) > INIFILE_LINE_MAX)
 			inifile_error(f, line, "line too long (at most %d "
 			    "characters)", INIFILE_LINE_MAX);
 		else if (*s == '\0' || *s == '#' || *s == ';')
-			continue;
+			keep = 0;
 		else if (s[strlen(s) - 1] == '\\')
 			inifile_error(f, line, "line continuation with '\\' "
 			    "is not supported");
 		else if (*s == '[') {
 			cur = inifile_section(f, s, line);
 			seen_section = 1;
+			keep = cur != -1;
 		} else if (strchr(s, '=') == NULL)
 			inifile_error(f, line, "expected 'key = value' or "
 			    "'[section]', found '%s'", s);
@@ -250,12 +312,46 @@ inifile_scan(struct inifile *f, char *text)
 			inifile_error(f, line, "'%s' is outside any section "
 			    "(expected %s before it)", s, f->schema->expected);
 		else if (cur != -1)
-			inifile_key(f, s, line, cur);
-		/* else: in an unknown section, which was reported */
+			keep = inifile_key(f, s, line, cur);
+		else
+			keep = 0;	/* in an unknown section, reported */
+		if (keep)
+			f->keep_len += staged;
 	}
 }
 
-/* Reads the whole file into a NUL-terminated buffer. */
+/*
+ * Keeps the lines that were scanned in an anonymous file, from which
+ * iniparser (which reads only by name) loads them: it never reopens the
+ * path, which may meanwhile name a FIFO, a device or a bigger file.
+ */
+static void
+inifile_keep_copy(struct inifile *f, const char *text, size_t len)
+{
+	size_t	off = 0;
+	ssize_t	n;
+
+	if ((f->copy_fd = memfd_create("caked-config", MFD_CLOEXEC)) == -1) {
+		inifile_error(f, 0, "cannot keep a copy: %s", strerror(errno));
+		return;
+	}
+	while (off < len) {
+		if ((n = write(f->copy_fd, text + off, len - off)) == -1) {
+			if (errno == EINTR)
+				continue;
+			inifile_error(f, 0, "cannot keep a copy: %s",
+			    strerror(errno));
+			return;
+		}
+		off += (size_t)n;
+	}
+}
+
+/*
+ * Reads the whole file into a NUL-terminated buffer. The open never
+ * waits (O_NONBLOCK: a FIFO without a writer, a device), and only a
+ * regular file within the size bound is read.
+ */
 static char *
 inifile_read(struct inifile *f)
 {
@@ -265,14 +361,17 @@ inifile_read(struct inifile *f)
 	size_t		 got = 0;
 	int		 fd;
 
-	if ((fd = open(f->path, O_RDONLY | O_CLOEXEC)) == -1) {
+	if ((fd = open(f->path, O_RDONLY | O_CLOEXEC | O_NONBLOCK |
+	    O_NOCTTY)) == -1) {
 		inifile_error(f, 0, "cannot open: %s", strerror(errno));
 		return NULL;
 	}
 	if (fstat(fd, &st) == -1 || !S_ISREG(st.st_mode) ||
 	    st.st_size > INIFILE_BYTES_MAX)
 		inifile_error(f, 0, "expected a regular file of at most %d "
-		    "bytes", INIFILE_BYTES_MAX);
+		    "bytes, found %s", INIFILE_BYTES_MAX,
+		    !S_ISREG(st.st_mode) ? "another kind of file" :
+		    "a bigger one");
 	else if ((text = malloc((size_t)st.st_size + 1)) == NULL)
 		inifile_error(f, 0, "cannot read: %s", strerror(errno));
 	while (text != NULL && got < (size_t)st.st_size &&
@@ -285,8 +384,12 @@ inifile_read(struct inifile *f)
 		} else if (n > 0)
 			got += (size_t)n;
 	}
-	if (text != NULL)
+	if (text != NULL) {
 		text[got] = '\0';
+		/* Kept lines take at most the file's bytes and a newline. */
+		if ((f->keep = malloc(got + 1)) == NULL)
+			inifile_error(f, 0, "cannot read: %s", strerror(errno));
+	}
 	close(fd);
 	return text;
 }
@@ -302,10 +405,15 @@ inifile_open(const char *path, const struct inifile_schema *schema)
 		return NULL;
 	f->path = path;
 	f->schema = schema;
+	f->copy_fd = -1;
 	if ((text = inifile_read(f)) != NULL) {
 		f->was_read = 1;
 		inifile_scan(f, text);
 		free(text);
+		if (f->keep != NULL)
+			inifile_keep_copy(f, f->keep, f->keep_len);
+		free(f->keep);
+		f->keep = NULL;
 	}
 	return f;
 }
@@ -340,7 +448,20 @@ inifile_close(struct inifile *f, void (*report)(void *, const char *),
 		    "shown", f->path, f->errors - n);
 		report(arg, msg);
 	}
+	if (f->copy_fd != -1)
+		close(f->copy_fd);
 	free(f);
+}
+
+dictionary *
+inifile_dictionary(struct inifile *f)
+{
+	char	name[64];
+
+	if (f->copy_fd == -1 || f->truncated)
+		return NULL;
+	(void)snprintf(name, sizeof(name), "/proc/self/fd/%d", f->copy_fd);
+	return iniparser_load(name);
 }
 
 const char *

@@ -15,7 +15,9 @@
 #define INIFILE_LINE_MAX	1023	/* iniparser's ASCIILINESZ - 1 */
 #define INIFILE_KEY_MAX		32	/* longer names are unknown anyway */
 #define INIFILE_ENTRIES_MAX	256	/* keys kept per file */
-#define INIFILE_ERRORS_MAX	64	/* messages kept; the rest counted */
+#define INIFILE_ERRORS_MAX	64	/* then the scan stops */
+#define INIFILE_HEADERS_MAX	32	/* "[section]" lines read at most */
+#define INIFILE_ASSIGNMENTS_MAX	512	/* "key = value" lines read at most */
 
 /* What the file may contain. Section numbers index sections[]. */
 struct inifile_schema {
@@ -52,6 +54,12 @@ int		 inifile_errors(const struct inifile *f);
  */
 const char	*inifile_value(dictionary *d, const char *section,
 		    const char *key, char *buf, size_t len);
+/*
+ * iniparser's dictionary of the very bytes that were scanned; NULL when
+ * the file was not read, the scan stopped at a bound, or iniparser fails.
+ * The caller frees it with iniparser_freedict().
+ */
+dictionary	*inifile_dictionary(struct inifile *f);
 /* Hands every message to report, sorted by line, then frees f. */
 void		 inifile_close(struct inifile *f,
 		    void (*report)(void *arg, const char *msg), void *arg);

@@ -5,6 +5,9 @@
  * devices feed the engines; one timerfd, armed at the earliest instant
  * either engine may send (an absolute CLOCK_MONOTONIC deadline), drives
  * dequeues; a write event wakes a direction whose egress device was full.
+ * A one-second timer reads the devices' MTU: each direction counts the
+ * packets too large for its egress device, and a device whose MTU
+ * exceeds what the read buffers hold is logged (datapath.c).
  * Signals arrive as libevent events, so their work runs in the loop:
  * SIGTERM/SIGINT stop, SIGHUP reloads (parse, then swap), SIGUSR1 logs
  * statistics.
@@ -27,6 +30,7 @@
 #include <event2/event.h>
 
 #include "caked/cake.h"
+#include "caked/keywords.h"
 #include "daemon/arrun.h"
 #include "daemon/config.h"
 #include "daemon/conntrack.h"
@@ -38,9 +42,11 @@
 #include "daemon/notify.h"
 #include "daemon/service.h"
 #include "daemon/timer.h"
+#include "daemon/tun.h"
 
 #define LOOP_TIMER_SLACK_NS	1	/* wake close to deadlines */
 #define LOOP_TICK_NS		200000	/* period while deadlines crowd */
+#define LOOP_MTU_POLL_S		1	/* devices' MTU read this often */
 
 static const int loop_signals[] = { SIGTERM, SIGINT, SIGHUP, SIGUSR1 };
 #define LOOP_SIGNALS	(sizeof(loop_signals) / sizeof(loop_signals[0]))
@@ -58,6 +64,8 @@ struct loop {
 	struct loop_dir		 dir[CONFIG_DIRS];
 	struct event		*ev_timer;
 	struct event		*ev_signal[LOOP_SIGNALS];
+	struct event		*ev_mtu;
+	uint32_t		 dev_mtu[CONFIG_DIRS];	/* lan, wan */
 	int			 timer_fd;
 	uint64_t		 armed_ns;	/* CAKE_TIME_NEVER: disarmed */
 	bool			 ticking;	/* periodic, see loop_tick() */
@@ -242,6 +250,52 @@ loop_nat(struct loop *l, const struct caked_config *cfg)
 		    &l->setup.cfg->cake[i], i == CONFIG_DOWNLOAD);
 }
 
+/*
+ * Device i (0 lan, 1 wan) has MTU mtu now: the direction leaving through
+ * it follows; a change is logged, with a warning if the direction coming
+ * in through it cannot hold such packets.
+ */
+static void
+loop_mtu_set(struct loop *l, int i, uint32_t mtu)
+{
+	bool		 lan = i == 0;
+	const char	*dev = lan ? l->setup.cfg->lan : l->setup.cfg->wan;
+	struct loop_dir	*in = &l->dir[lan ? CONFIG_UPLOAD : CONFIG_DOWNLOAD];
+	struct loop_dir	*out = &l->dir[lan ? CONFIG_DOWNLOAD : CONFIG_UPLOAD];
+	uint32_t	 max = datapath_max_packet(&in->dp);
+
+	out->dp.out_dev = dev;
+	out->dp.out_mtu = mtu;
+	if (mtu == l->dev_mtu[i])
+		return;
+	if (l->dev_mtu[i] != 0)
+		log_info("%s: device mtu %u (was %u)", dev, mtu,
+		    l->dev_mtu[i]);
+	l->dev_mtu[i] = mtu;
+	if (mtu > max)
+		log_warnx("%s: device mtu %u exceeds the largest packet "
+		    "caked's buffers hold (%u): larger frames are dropped "
+		    "(io rx_oversize); set [general] mtu and restart caked",
+		    dev, mtu, max);
+}
+
+static void
+loop_on_mtu(evutil_socket_t fd, short what, void *arg)
+{
+	struct loop	*l = arg;
+	const char	*dev;
+	uint32_t	 mtu;
+	int		 i;
+
+	(void)fd;
+	(void)what;
+	for (i = 0; i < CONFIG_DIRS; i++) {
+		dev = i == 0 ? l->setup.cfg->lan : l->setup.cfg->wan;
+		if (tun_get_mtu(dev, &mtu) == 0)
+			loop_mtu_set(l, i, mtu);
+	}
+}
+
 /* autorate applied a new rate: the next departure may be earlier. */
 static void
 loop_ar_changed(void *arg, int dir, uint64_t now_ns)
@@ -411,6 +465,8 @@ loop_ctl_change(void *arg, int dir, const struct cake_config *cfg,
 	int		 rc;
 
 	if (dir < 0 || dir >= CONFIG_DIRS || l->setup.cake[dir] == NULL)
+		return -1;
+	if (keywords_check_floors(cfg, l->setup.cfg->mtu, err, errlen) == -1)
 		return -1;
 	if ((rc = cake_change(l->setup.cake[dir], cfg, now_ns)) ==
 	    CAKE_ERR_QUEUES) {
@@ -583,6 +639,7 @@ static int
 loop_events(struct loop *l)
 {
 	const struct loop_setup	*s = &l->setup;
+	struct timeval		 mtu_tv = { LOOP_MTU_POLL_S, 0 };
 	struct loop_dir		*d;
 	size_t			 i;
 	int			 in_fd, out_fd;
@@ -607,6 +664,10 @@ loop_events(struct loop *l)
 	    loop_on_timer, l);
 	if (l->ev_timer == NULL || event_add(l->ev_timer, NULL) == -1)
 		return -1;
+	l->ev_mtu = event_new(l->base, -1, EV_PERSIST, loop_on_mtu, l);
+	if (l->ev_mtu == NULL || event_add(l->ev_mtu, &mtu_tv) == -1)
+		return -1;
+	loop_on_mtu(-1, 0, l);
 	for (i = 0; i < LOOP_SIGNALS; i++) {
 		l->ev_signal[i] = evsignal_new(l->base, loop_signals[i],
 		    loop_on_signal, l);
@@ -692,6 +753,8 @@ loop_destroy(struct loop *l)
 			event_free(l->ev_signal[i]);
 	if (l->ev_timer != NULL)
 		event_free(l->ev_timer);
+	if (l->ev_mtu != NULL)
+		event_free(l->ev_mtu);
 	if (l->base != NULL)
 		event_base_free(l->base);
 	if (l->timer_fd != -1)

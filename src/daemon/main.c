@@ -57,6 +57,56 @@ struct main_state {
 	struct probe		*probe;		/* autorate ICMP, or NULL */
 };
 
+/*
+ * Signals nobody handles would end caked by their default action; they are
+ * ignored from the start. Those the loop handles (loop.c) are blocked, so
+ * a SIGHUP or SIGUSR1 sent while caked starts stays pending and is acted
+ * on once the loop's handlers exist; SIGTERM and SIGINT keep their default
+ * action until then, so a stop is honoured at any moment.
+ */
+static const int main_ignored[] = {
+	SIGPIPE, SIGUSR2, SIGALRM, SIGVTALRM, SIGPROF, SIGIO, SIGPWR,
+	SIGSTKFLT, SIGXFSZ, SIGTSTP, SIGTTIN, SIGTTOU,
+};
+static const int main_held[] = { SIGHUP, SIGUSR1 };
+
+static void
+main_signals_hold(void)
+{
+	sigset_t	set;
+	size_t		i;
+	int		sig;
+
+	for (i = 0; i < sizeof(main_ignored) / sizeof(main_ignored[0]); i++)
+		(void)signal(main_ignored[i], SIG_IGN);
+	/* Real-time signals end a process by default too. */
+	for (sig = SIGRTMIN; sig <= SIGRTMAX; sig++)
+		(void)signal(sig, SIG_IGN);
+	(void)sigemptyset(&set);
+	for (i = 0; i < sizeof(main_held) / sizeof(main_held[0]); i++)
+		(void)sigaddset(&set, main_held[i]);
+	(void)sigprocmask(SIG_BLOCK, &set, NULL);
+}
+
+/* The loop's handlers exist: what was held pending is delivered now. */
+static void
+main_signals_release(void)
+{
+	sigset_t	set, pending;
+	size_t		i;
+
+	(void)sigemptyset(&set);
+	for (i = 0; i < sizeof(main_held) / sizeof(main_held[0]); i++)
+		(void)sigaddset(&set, main_held[i]);
+	/* A mask inherited from whoever started caked goes too. */
+	(void)sigaddset(&set, SIGTERM);
+	(void)sigaddset(&set, SIGINT);
+	if (sigpending(&pending) == 0 && sigismember(&pending, SIGHUP) == 1)
+		log_info("SIGHUP arrived during start-up: reloading now");
+	if (sigprocmask(SIG_UNBLOCK, &set, NULL) == -1)
+		log_warn("sigprocmask");
+}
+
 static void
 usage(FILE *fp)
 {
@@ -233,6 +283,7 @@ main_run(struct main_state *ms, const char *path, int debug)
 	setup.version = CAKED_VERSION;
 	if ((l = loop_create(&setup)) == NULL)
 		return EXIT_CONFIG;
+	main_signals_release();
 	if (notify_send("READY=1") == -1)
 		log_warn("notify READY");
 	log_info("started: %s mode, lan %s, wan %s, mtu %u",
@@ -309,6 +360,7 @@ main(int argc, char *argv[])
 	struct ctlsock_params	ctl;
 	int			rv;
 
+	main_signals_hold();
 	if ((rv = main_options(argc, argv, &o)) != -1)
 		return rv;
 
@@ -331,8 +383,6 @@ main(int argc, char *argv[])
 	}
 	log_init(o.to_syslog || ms.cfg.log_syslog,
 	    o.debug ? LOG_DEBUG : ms.cfg.log_level, "caked");
-	if (signal(SIGPIPE, SIG_IGN) == SIG_ERR)
-		log_warn("ignoring SIGPIPE");
 
 	/* 3. devices, 4. engines, 5. privileges */
 	rv = EXIT_DEVICE;

@@ -13,12 +13,14 @@
  * parses nor queues, and it does not configure links (rtnl.c does).
  */
 #include <sys/ioctl.h>
+#include <sys/socket.h>
 
 #include <net/if.h>
 #include <linux/if_tun.h>
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -138,4 +140,25 @@ tun_gone(int err)
 {
 	/* The kernel returns EBADFD once the device is deleted (tun.c). */
 	return err == EBADFD || err == ENODEV || err == EBADF;
+}
+
+int
+tun_get_mtu(const char *name, uint32_t *mtu)
+{
+	struct ifreq	ifr;
+	int		fd, rc, saved;
+
+	/* Any socket will do for SIOCGIFMTU; AF_UNIX is always allowed. */
+	if ((fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0)) == -1)
+		return -1;
+	memset(&ifr, 0, sizeof(ifr));
+	(void)snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", name);
+	rc = ioctl(fd, SIOCGIFMTU, &ifr);
+	saved = errno;
+	close(fd);
+	errno = saved;
+	if (rc == -1 || ifr.ifr_mtu <= 0)
+		return -1;
+	*mtu = (uint32_t)ifr.ifr_mtu;
+	return 0;
 }

@@ -37,5 +37,7 @@ int	tun_write(int fd, const uint8_t *buf, uint32_t len);
 int	tun_has_vnet(int fd);
 /* Whether errno from a read or write says the device is gone for good. */
 int	tun_gone(int err);
+/* The MTU of the device called name, in *mtu. 0, or -1 with errno. */
+int	tun_get_mtu(const char *name, uint32_t *mtu);
 
 #endif /* CAKED_DAEMON_TUN_H */

@@ -25,7 +25,7 @@
 #include "daemon/config.h"
 
 #define NITEMS(a)	(sizeof(a) / sizeof((a)[0]))
-#define MSGS_MAX	16
+#define MSGS_MAX	72
 /* A socket path of 108 bytes: one more than sun_path holds with its NUL. */
 #define PATH108	"/aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa" \
 	"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
@@ -453,6 +453,118 @@ missing_file_is_reported(void **state)
 	assert_string_equal(c.msg[0], want);
 }
 
+/* A FIFO is refused without waiting for a writer; so is a big file. */
+static void
+fifo_and_big_files_are_refused(void **state)
+{
+	struct caked_config	 cfg;
+	struct collected	 c;
+	char			 want[200], *big;
+
+	(void)state;
+	(void)unlink(conf_path);
+	assert_int_equal(mkfifo(conf_path, 0600), 0);
+	memset(&c, 0, sizeof(c));
+	assert_int_equal(config_load(conf_path, &cfg, collect, &c), -1);
+	(void)snprintf(want, sizeof(want), "%s: expected a regular file of "
+	    "at most 1048576 bytes, found another kind of file", conf_path);
+	assert_int_equal(c.n, 1);
+	assert_string_equal(c.msg[0], want);
+	assert_int_equal(unlink(conf_path), 0);
+	assert_non_null(big = malloc(1048578));
+	memset(big, '#', 1048577);
+	big[1048577] = '\0';
+	assert_int_equal(load(big, &cfg, &c), -1);
+	free(big);
+	(void)snprintf(want, sizeof(want), "%s: expected a regular file of "
+	    "at most 1048576 bytes, found a bigger one", conf_path);
+	assert_int_equal(c.n, 1);
+	assert_string_equal(c.msg[0], want);
+}
+
+/* text: "[upload]\n" then n lines "PRE<index>POST". */
+static char *
+repeated(const char *pre, const char *post, int n)
+{
+	char	*text, *p;
+	int	 i;
+
+	assert_non_null(text = malloc((size_t)n * 32 + 16));
+	p = text + sprintf(text, "[upload]\n");
+	for (i = 0; i < n; i++)
+		p += sprintf(p, "%s%d%s\n", pre, i, post);
+	return text;
+}
+
+/* The scan stops at the first line over a bound, and says so. */
+static void
+bounds_stop_the_scan(void **state)
+{
+	struct caked_config	 cfg;
+	struct collected	 c;
+	char			 want[200], *text;
+
+	(void)state;
+	text = repeated("[s", "]", 5000);
+	assert_int_equal(load(text, &cfg, &c), -1);
+	free(text);
+	/* 31 unknown sections, the stop, "values not checked" */
+	assert_int_equal(c.n, 33);
+	(void)snprintf(want, sizeof(want), "%s:33: too many '[section]' "
+	    "lines (at most 32): the rest of the file is not read", conf_path);
+	assert_string_equal(c.msg[31], want);
+	text = repeated("k", " = 1", 5000);
+	assert_int_equal(load(text, &cfg, &c), -1);
+	free(text);
+	/* 63 unknown keys, the stop, "values not checked" */
+	assert_int_equal(c.n, 65);
+	(void)snprintf(want, sizeof(want), "%s:65: too many errors (at most "
+	    "64): the rest of the file is not read", conf_path);
+	assert_string_equal(c.msg[63], want);
+	text = repeated("# k", " = 1", 5000);
+	assert_int_equal(load(text, &cfg, &c), 0);	/* comments only */
+	free(text);
+	text = repeated("[upload]\n# ", "", 600);
+	assert_int_equal(load(text, &cfg, &c), -1);
+	free(text);
+	assert_int_equal(c.n, 33);
+	assert_non_null(strstr(c.msg[31], "too many '[section]' lines"));
+}
+
+/* Floors: under them nothing passes, so the file is refused. */
+static void
+floors_of_memlimit_and_rate(void **state)
+{
+	struct caked_config	cfg;
+	struct collected	c;
+	char			want[300];
+
+	(void)state;
+	assert_one_error("[upload]\nmemlimit = 1\n", "2: [upload] memlimit "
+	    "1b: below 8192b, the least that holds 4 frames of mtu 1500");
+	assert_one_error("[download]\nrtt = 5ms\noptions = \"bandwidth "
+	    "800bit\"\n", "3: [download] bandwidth 800bit: below 12112bit, "
+	    "one frame of mtu 1500 a second");
+	assert_int_equal(load("[upload]\nmemlimit = 8kb\nbandwidth = "
+	    "12112bit\n", &cfg, &c), 0);
+	/* mtu 9000 raises both */
+	assert_int_equal(load("[general]\nmtu = 9000\n[upload]\nmemlimit = "
+	    "16kb\nbandwidth = 64kbit\n", &cfg, &c), -1);
+	assert_int_equal(c.n, 1);	/* the first floor missed */
+	(void)snprintf(want, sizeof(want), "%s:4: [upload] memlimit 16384b: "
+	    "below 36088b, the least that holds 4 frames of mtu 9000",
+	    conf_path);
+	assert_string_equal(c.msg[0], want);
+	assert_int_equal(load("[general]\nmtu = 9000\n[upload]\nbandwidth = "
+	    "64kbit\n", &cfg, &c), -1);
+	(void)snprintf(want, sizeof(want), "%s:4: [upload] bandwidth 64000bit: "
+	    "below 72112bit, one frame of mtu 9000 a second", conf_path);
+	assert_int_equal(c.n, 1);
+	assert_string_equal(c.msg[0], want);
+	assert_int_equal(load("[general]\nmtu = 9000\n[upload]\nmemlimit = "
+	    "36088\nbandwidth = 72112bit\n", &cfg, &c), 0);
+}
+
 static void
 limits_themselves_are_accepted(void **state)
 {
@@ -570,6 +682,9 @@ main(void)
 		cmocka_unit_test(all_errors_are_reported_in_line_order),
 		cmocka_unit_test(syntax_errors_stop_before_values),
 		cmocka_unit_test(missing_file_is_reported),
+		cmocka_unit_test(fifo_and_big_files_are_refused),
+		cmocka_unit_test(bounds_stop_the_scan),
+		cmocka_unit_test(floors_of_memlimit_and_rate),
 		cmocka_unit_test(limits_themselves_are_accepted),
 		cmocka_unit_test(printed_config_loads_back_the_same),
 		cmocka_unit_test(restart_needed_for_general_keys_and_queues),

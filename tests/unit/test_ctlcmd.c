@@ -137,6 +137,12 @@ test_bad_requests_get_a_coded_error_and_change_nothing(void **state)
 		    "the admin group" },
 		{ &root_peer, "set upload bandwidth 98760bit", CTLCMD_ERROR,
 		    CTL_CODE_INVALID, "engine refused the options" },
+		{ &root_peer, "set upload memlimit 1", CTLCMD_ERROR,
+		    CTL_CODE_INVALID, "memlimit 1b: below 8192b, the least "
+		    "that holds 4 frames of mtu 1500" },
+		{ &root_peer, "set download bandwidth 800bit", CTLCMD_ERROR,
+		    CTL_CODE_INVALID, "bandwidth 800bit: below 12112bit, one "
+		    "frame of mtu 1500 a second" },
 		{ &root_peer, "ping\x01", CTLCMD_ERROR, CTL_CODE_USAGE,
 		    "request contains bytes other than printable ASCII" },
 		{ &root_peer, "st\xc3\xa4ts", CTLCMD_ERROR, CTL_CODE_USAGE,

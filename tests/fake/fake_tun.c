@@ -6,16 +6,20 @@
  * scripted devices (fake_tun.h) without /dev/net/tun, root or timing:
  * reads come from a ring the test fills, writes are accepted, refused
  * with EAGAIN, failed with EIO or EBADFD as the test's policy says, and
- * a device may vanish after N writes. The fds are small made-up numbers
- * that no system call ever sees.
+ * a device may vanish after N writes, or stay full until the test
+ * empties it. The fds are made-up numbers from FAKE_TUN_FD0 on, which
+ * fake_event.c asks fake_tun_ready() about.
  *
  * tun_open() and tun_open_offload() are not faked: nothing under test
  * opens devices (main.c does). tun_gone() restates tun.c's list of
  * errno values that mean "gone for good": keep the two in step.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <event2/event.h>
 
 #include "daemon/tun.h"
 #include "fake/fake_tun.h"
@@ -25,6 +29,7 @@ static struct fake_tun	fake_tun_devs[FAKE_TUN_DEVS];
 struct fake_tun *
 fake_tun_get(int fd)
 {
+	fd -= FAKE_TUN_FD0;
 	if (fd < 0 || fd >= FAKE_TUN_DEVS || !fake_tun_devs[fd].used)
 		return NULL;
 	return &fake_tun_devs[fd];
@@ -35,6 +40,7 @@ fake_tun_add(int fd, bool vnet)
 {
 	struct fake_tun	*dev;
 
+	fd -= FAKE_TUN_FD0;
 	if (fd < 0 || fd >= FAKE_TUN_DEVS)
 		abort();
 	dev = &fake_tun_devs[fd];
@@ -113,7 +119,12 @@ fake_tun_admit(struct fake_tun *dev)
 		errno = EBADFD;
 		return -1;
 	}
-	err = dev->policy != NULL ? dev->policy(dev->arg, dev->writes) : 0;
+	if (dev->full)
+		err = EAGAIN;
+	else if (dev->policy != NULL)
+		err = dev->policy(dev->arg, dev->writes);
+	else
+		err = 0;
 	dev->writes++;
 	if (err == EAGAIN || err == EWOULDBLOCK)
 		return 0;
@@ -123,6 +134,20 @@ fake_tun_admit(struct fake_tun *dev)
 	}
 	dev->written++;
 	return 1;
+}
+
+bool
+fake_tun_ready(int fd, short what)
+{
+	struct fake_tun	*dev = fake_tun_get(fd);
+
+	if (dev == NULL)
+		return false;
+	if (dev->rx_err != 0 || fake_tun_is_gone(dev))
+		return true;
+	if (what & EV_READ)
+		return dev->rx_count > 0;
+	return (what & EV_WRITE) && !dev->full;
 }
 
 int

@@ -4,7 +4,8 @@
  * fake_tun.h: scripted TUN/TAP devices for the link-time fakes of
  * tun.c and vnet.c (fake_tun.c, fake_vnet.c). A test registers a device
  * under a made-up fd, queues frames for it to read, and decides through
- * a policy what each write meets: acceptance, EAGAIN, EIO or a device
+ * a policy (or the full flag) what each write meets: acceptance, EAGAIN,
+ * EIO or a device
  * that is gone (at once, or after N writes). Accepted frames go to the
  * test's sink.
  */
@@ -14,7 +15,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#define FAKE_TUN_DEVS		8	/* fds 0..FAKE_TUN_DEVS-1 */
+#define FAKE_TUN_FD0		1000	/* made-up fds: FAKE_TUN_FD0 + i */
+#define FAKE_TUN_DEVS		8
 #define FAKE_TUN_RX_MAX		4096	/* frames queued for reading */
 #define FAKE_TUN_FRAME_MAX	2048
 
@@ -46,6 +48,7 @@ struct fake_tun {
 	struct fake_tun_frame	*rx;		/* ring of FAKE_TUN_RX_MAX */
 	unsigned int		 rx_head, rx_count;
 	int			 rx_err;	/* non-zero: reads fail so */
+	bool			 full;		/* writes meet EAGAIN */
 	int64_t			 gone_after;	/* -1, or writes accepted
 						 * before reads and writes
 						 * fail with EBADFD */
@@ -57,10 +60,15 @@ struct fake_tun {
 	uint64_t		 reads;		/* frames handed out */
 };
 
-/* Registers fd (< FAKE_TUN_DEVS) as a device; returns it, cleared. */
+/* Registers fd (FAKE_TUN_FD0 + i) as a device; returns it, cleared. */
 struct fake_tun	*fake_tun_add(int fd, bool vnet);
 /* The device registered as fd, or NULL. */
 struct fake_tun	*fake_tun_get(int fd);
+/*
+ * Whether fd would not block (fake_event.c): readable with a frame or
+ * an error waiting, writable unless full; a gone device is both.
+ */
+bool		 fake_tun_ready(int fd, short what);
 /* Forgets every device. */
 void		 fake_tun_reset(void);
 /* Queues a frame for fd to read; -1 if its ring is full or too long. */

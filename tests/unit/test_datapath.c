@@ -25,8 +25,8 @@
 #include "daemon/pool.h"
 #include "fake/fake_tun.h"
 
-#define IN_FD		1
-#define OUT_FD		2
+#define IN_FD		(FAKE_TUN_FD0 + 0)
+#define OUT_FD		(FAKE_TUN_FD0 + 1)
 #define FLOWS		4
 #define UDP_FRAME	(20 + 8 + 64)
 #define SEG_PAYLOAD	100

@@ -11,7 +11,8 @@
  *      says, a real fd (a control socket) as poll(2) with no wait says,
  *      a signal once fake_event_raise() delivered it, a timeout once
  *      fake_timer's clock has reached it;
- *   2. when none is, the test's idle script runs at the current time;
+ *   2. when none is, the test's idle script runs, if the time it asked
+ *      for has come (at once the first time);
  *   3. if still none is, the clock jumps to the earliest of the fake
  *      timer's deadline, the events' timeouts and the script's next
  *      call; with none of these the dispatch returns 1 (nothing could
@@ -290,7 +291,7 @@ fake_event_next(const struct event_base *base, uint64_t script_ns)
 int
 event_base_dispatch(struct event_base *base)
 {
-	uint64_t	script_ns = FAKE_EVENT_NEVER, next;
+	uint64_t	script_ns = 0, next;
 	uint64_t	start = fake_event_ncallbacks;
 
 	base->broken = false;
@@ -303,9 +304,11 @@ event_base_dispatch(struct event_base *base)
 		}
 		if (fake_event_pass(base) > 0)
 			continue;
-		if (fake_event_idle != NULL)
+		if (fake_event_idle != NULL && fake_timer.now_ns >= script_ns)
 			script_ns = fake_event_idle(fake_event_idle_arg,
 			    fake_timer.now_ns);
+		else if (fake_event_idle == NULL)
+			script_ns = FAKE_EVENT_NEVER;
 		if (fake_event_pass(base) > 0 || base->broken)
 			continue;
 		if ((next = fake_event_next(base, script_ns)) ==

@@ -17,7 +17,8 @@
 /* Whether made-up fd (>= FAKE_EVENT_FD0) is ready for what (EV_*). */
 typedef bool	fake_event_ready_fn(int fd, short what);
 /*
- * Called when nothing is ready at now_ns: the test acts (queues frames,
+ * Called when nothing is ready at now_ns, once the instant it asked for
+ * has come (the first time: at once): the test acts (queues frames,
  * raises a signal, ...) and returns when it next wants to be called,
  * later than now_ns, or FAKE_EVENT_NEVER.
  */

@@ -14,8 +14,8 @@
  *   2. when none is, the test's idle script runs, if the time it asked
  *      for has come (at once the first time);
  *   3. if still none is, the clock jumps to the earliest of the fake
- *      timer's deadline, the events' timeouts and the script's next
- *      call; with none of these the dispatch returns 1 (nothing could
+ *      timer's deadline, the events' timeouts, the instant a made-up fd
+ *      becomes ready on its own and the script's next call; with none of these the dispatch returns 1 (nothing could
  *      ever happen again, where libevent would block for ever).
  *
  * A dispatch that runs FAKE_EVENT_CALLBACKS_MAX callbacks returns -1
@@ -63,15 +63,17 @@ struct event_base {
 };
 
 static fake_event_ready_fn	*fake_event_ready;
+static fake_event_next_fn	*fake_event_ready_next;
 static fake_event_idle_fn	*fake_event_idle;
 static void			*fake_event_idle_arg;
 static bool			 fake_event_raised[FAKE_EVENT_SIGNALS];
 static uint64_t			 fake_event_ncallbacks;
 
 void
-fake_event_set_ready(fake_event_ready_fn *fn)
+fake_event_set_ready(fake_event_ready_fn *fn, fake_event_next_fn *next)
 {
 	fake_event_ready = fn;
+	fake_event_ready_next = next;
 }
 
 void
@@ -98,6 +100,7 @@ void
 fake_event_reset(void)
 {
 	fake_event_ready = NULL;
+	fake_event_ready_next = NULL;
 	fake_event_idle = NULL;
 	fake_event_idle_arg = NULL;
 	memset(fake_event_raised, 0, sizeof(fake_event_raised));
@@ -281,6 +284,8 @@ fake_event_next(const struct event_base *base, uint64_t script_ns)
 
 	if (fake_timer.deadline_ns < next)
 		next = fake_timer.deadline_ns;
+	if (fake_event_ready_next != NULL && fake_event_ready_next() < next)
+		next = fake_event_ready_next();
 	for (i = 0; i < FAKE_EVENT_MAX; i++)
 		if (base->ev[i] != NULL && base->ev[i]->added &&
 		    base->ev[i]->timeout_ns < next)

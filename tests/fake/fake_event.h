@@ -24,8 +24,19 @@ typedef bool	fake_event_ready_fn(int fd, short what);
  */
 typedef uint64_t fake_event_idle_fn(void *arg, uint64_t now_ns);
 
-/* Sets the readiness of made-up fds (others are asked with poll(2)). */
-void	fake_event_set_ready(fake_event_ready_fn *fn);
+/*
+ * When a made-up fd next becomes ready by itself (a fake reflector's
+ * answer on its way, say), FAKE_EVENT_NEVER if none will: the clock
+ * stops there.
+ */
+typedef uint64_t fake_event_next_fn(void);
+
+/*
+ * Sets the readiness of made-up fds (others are asked with poll(2)) and,
+ * if next is not NULL, when they become ready on their own.
+ */
+void	fake_event_set_ready(fake_event_ready_fn *fn,
+	    fake_event_next_fn *next);
 /* Sets the test's script; NULL for none. */
 void	fake_event_set_idle(fake_event_idle_fn *fn, void *arg);
 /* Delivers sig to the signal events that wait for it (at the next pass). */

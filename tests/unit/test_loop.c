@@ -229,7 +229,7 @@ world_setup(void **state)
 	fake_tun_reset();
 	fake_timer_reset();
 	fake_event_reset();
-	fake_event_set_ready(ready);
+	fake_event_set_ready(ready, NULL);
 	fake_event_set_idle(script, w);
 	fake_timer.watch = watch;
 	fake_timer.arg = w;

@@ -14,16 +14,16 @@
  *   2. when none is, the test's idle script runs, if the time it asked
  *      for has come (at once the first time);
  *   3. if still none is, the clock jumps to the earliest of the fake
- *      timer's deadline, the events' timeouts, the instant a made-up fd
- *      becomes ready on its own and the script's next call; with none of these the dispatch returns 1 (nothing could
- *      ever happen again, where libevent would block for ever).
+ *      timer's deadline, the events' timeouts, the instant a made-up
+ *      fd becomes ready on its own and the script's next call; with
+ *      none of these the dispatch returns 1 (nothing could ever happen
+ *      again, where libevent would block for ever).
  *
- * A dispatch that runs FAKE_EVENT_CALLBACKS_MAX callbacks returns -1
- * (libevent's failure), so that a busy loop fails its test, not hangs.
- *
- * So no run depends on the machine's speed or load. Priorities, bufferevents
- * and everything else of libevent are left out: the daemon does not use
- * them.
+ * So no run depends on the machine's speed or load. A dispatch that runs
+ * FAKE_EVENT_CALLBACKS_MAX callbacks returns -1 (libevent's failure), so
+ * that a busy loop fails its test instead of hanging it. Priorities,
+ * bufferevents and the rest of libevent are left out: the daemon does
+ * not use them.
  */
 #include <sys/time.h>
 
@@ -320,7 +320,8 @@ event_base_dispatch(struct event_base *base)
 		    FAKE_EVENT_NEVER)
 			return 1;
 		if (next <= fake_timer.now_ns)
-			abort();	/* a script that neither acts nor waits */
+			abort();	/* a script that neither acts nor
+					 * waits */
 		fake_timer.now_ns = next;
 	}
 	return 0;

@@ -80,7 +80,8 @@ probe_set_targets(struct probe *p, const struct in_addr *a, unsigned int n)
 	(void)p;
 	(void)a;
 	fake_probe.targets = n;
-	fake_probe.npending = 0;	/* as probe.c: forgets those in flight */
+	/* As probe.c: the echoes in flight are forgotten. */
+	fake_probe.npending = 0;
 }
 
 int

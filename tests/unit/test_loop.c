@@ -10,8 +10,8 @@
  * armed for exactly the engines' next departure and never when nothing
  * is queued; a refused frame waits for EV_WRITE, not for the timer, and
  * leaves first; 10^5 frames, both ways, through devices that fill at
- * random and refuse 2 % of writes all leave, once each and in order; a device that disappears
- * ends loop_run() with LOOP_EXIT_DEVICE.
+ * random and refuse 2 % of writes all leave, once each and in order; a
+ * device that disappears ends loop_run() with LOOP_EXIT_DEVICE.
  */
 #include <errno.h>
 #include <inttypes.h>

@@ -390,6 +390,7 @@ lan_device_gone_ends_loop_with_device_status(void **state)
 	step(w, T0 + 1 * MS, STEP_PUSH, 2);
 	step(w, T0 + 30 * MS, STEP_LAN_GONE, 0);
 	step(w, T0 + 1000 * MS, STEP_SIGNAL, SIGTERM);
+	assert_int_equal(LOOP_EXIT_DEVICE, 3);	/* caked(8), EXIT STATUS */
 	assert_int_equal(world_run(w), LOOP_EXIT_DEVICE);
 	assert_true(fake_timer.now_ns == T0 + 30 * MS);
 	assert_int_equal(w->nsent, 2);

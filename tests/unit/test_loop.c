@@ -11,7 +11,8 @@
  * is queued; a refused frame waits for EV_WRITE, not for the timer, and
  * leaves first; 10^5 frames, both ways, through devices that fill at
  * random and refuse 2 % of writes all leave, once each and in order; a
- * device that disappears ends loop_run() with LOOP_EXIT_DEVICE.
+ * SIGHUP applies a new rate at once and a broken file changes nothing;
+ * a device that disappears ends loop_run() with LOOP_EXIT_DEVICE.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -20,8 +21,10 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <setjmp.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -48,6 +51,7 @@ enum step_kind {
 	STEP_LAN_GONE,		/* reads on the LAN fail with ENODEV */
 	STEP_WAN_GONE_AFTER,	/* the WAN takes n more writes, then EBADFD */
 	STEP_SIGNAL,		/* signal n */
+	STEP_CONF,		/* rewrites the file: n mbit/s, 0 broken */
 };
 
 struct step {
@@ -72,6 +76,8 @@ struct world {
 	unsigned int		 arms_while_idle;
 	unsigned int		 arms_off_target;
 	uint64_t		 last_deadline;
+	char			 conf_dir[64];
+	char			 conf[128];
 	/* The random run: what each side pushed and saw leave. */
 	uint64_t		 rng;
 	uint32_t		 pushed[CONFIG_DIRS], seen[CONFIG_DIRS];
@@ -172,6 +178,31 @@ watch(void *arg, uint64_t deadline_ns, uint64_t period_ns, uint64_t now_ns)
 		w->arms_off_target++;
 }
 
+#define CONF_UNLIMITED	UINT32_MAX
+
+/*
+ * Both directions at mbit Mbit/s (CONF_UNLIMITED: no shaping); 0: a
+ * file caked must refuse.
+ */
+static void
+write_conf(struct world *w, uint32_t mbit)
+{
+	FILE	*fp;
+
+	assert_non_null(fp = fopen(w->conf, "w"));
+	(void)fprintf(fp, "[general]\nmode = tun\nlan = lan0\nwan = wan0\n"
+	    "offload = no\nlog = stderr\n");
+	if (mbit == 0)
+		(void)fprintf(fp, "[upload]\nbandwidth = fast\n");
+	else if (mbit == CONF_UNLIMITED)
+		(void)fprintf(fp, "[upload]\nbandwidth = unlimited\n"
+		    "[download]\nbandwidth = unlimited\n");
+	else
+		(void)fprintf(fp, "[upload]\nbandwidth = %umbit\n"
+		    "[download]\nbandwidth = %umbit\n", mbit, mbit);
+	assert_int_equal(fclose(fp), 0);
+}
+
 static void
 step_do(struct world *w, const struct step *s)
 {
@@ -194,6 +225,9 @@ step_do(struct world *w, const struct step *s)
 		break;
 	case STEP_SIGNAL:
 		fake_event_raise((int)s->n);
+		break;
+	case STEP_CONF:
+		write_conf(w, s->n);
 		break;
 	}
 }
@@ -279,6 +313,10 @@ world_teardown(void **state)
 	for (i = 0; i < CONFIG_DIRS; i++) {
 		cake_destroy(w->setup.cake[i]);
 		pool_destroy(w->setup.pool[i]);
+	}
+	if (w->conf[0] != '\0') {
+		(void)unlink(w->conf);
+		(void)rmdir(w->conf_dir);
 	}
 	fake_tun_reset();
 	fake_event_reset();
@@ -394,6 +432,52 @@ lan_device_gone_ends_loop_with_device_status(void **state)
 	assert_int_equal(world_run(w), LOOP_EXIT_DEVICE);
 	assert_true(fake_timer.now_ns == T0 + 30 * MS);
 	assert_int_equal(w->nsent, 2);
+}
+
+static void
+sighup_applies_at_once_and_ignores_a_broken_file(void **state)
+{
+	struct world		*w = *state;
+	struct cake_config	 cc;
+	unsigned int		 i;
+
+	(void)snprintf(w->conf_dir, sizeof(w->conf_dir),
+	    "/tmp/caked-loop.XXXXXX");
+	assert_non_null(mkdtemp(w->conf_dir));
+	(void)snprintf(w->conf, sizeof(w->conf), "%s/caked.conf",
+	    w->conf_dir);
+	write_conf(w, 1);
+	assert_int_equal(config_load(w->conf, &w->cfg, config_report_log,
+	    NULL), 0);
+	for (i = 0; i < CONFIG_DIRS; i++)
+		assert_int_equal(cake_change(w->setup.cake[i],
+		    &w->cfg.cake[i], T0), CAKE_OK);
+	w->setup.path = w->conf;
+	w->setup.keep_debug = 1;
+	step(w, T0 + 1 * MS, STEP_PUSH, 10);
+	step(w, T0 + 20 * MS, STEP_CONF, CONF_UNLIMITED);
+	step(w, T0 + 20 * MS, STEP_SIGNAL, SIGHUP);
+	step(w, T0 + 100 * MS, STEP_CONF, 0);
+	step(w, T0 + 100 * MS, STEP_SIGNAL, SIGHUP);
+	step(w, T0 + 110 * MS, STEP_PUSH, 3);
+	step(w, T0 + 1000 * MS, STEP_SIGNAL, SIGTERM);
+	assert_int_equal(world_run(w), LOOP_EXIT_STOP);
+	assert_int_equal(w->nsent, 13);
+	for (i = 0; i < 13; i++)
+		assert_int_equal(w->sent_seq[i], i + 1);
+	/* 8 ms apart at 1 Mbit/s until the reload; the rest at once. */
+	assert_true(w->sent_ns[2] - w->sent_ns[1] >= 8 * MS);
+	assert_true(w->sent_ns[2] < T0 + 20 * MS);
+	for (i = 3; i < 10; i++)
+		assert_true(w->sent_ns[i] == T0 + 20 * MS);
+	/* The broken file changed nothing, and traffic went on. */
+	cake_get_config(w->setup.cake[CONFIG_UPLOAD], &cc);
+	assert_int_equal(cc.rate_Bps, 0);
+	assert_int_equal(w->cfg.cake[CONFIG_UPLOAD].rate_Bps, 0);
+	for (i = 10; i < 13; i++)
+		assert_true(w->sent_ns[i] == T0 + 110 * MS);
+	assert_int_equal(w->arms_while_idle, 0);
+	assert_int_equal(w->arms_off_target, 0);
 }
 
 static void
@@ -532,6 +616,9 @@ main(void)
 		    world_setup, world_teardown),
 		cmocka_unit_test_setup_teardown(
 		    random_refusals_lose_and_duplicate_nothing,
+		    world_setup, world_teardown),
+		cmocka_unit_test_setup_teardown(
+		    sighup_applies_at_once_and_ignores_a_broken_file,
 		    world_setup, world_teardown),
 	};
 

@@ -157,6 +157,9 @@ ctlsock_flush(struct ctlsock_client *cl)
 		if (n == -1 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
 			(void)event_del(cl->ev_read);
 			(void)event_add(cl->ev_write, NULL);
+			/* Refused whole: the idle timeout still runs. */
+			if (cl->out_off == 0)
+				ctlsock_arm_timeout(cl);
 			return 0;
 		}
 		if (n == -1) {		/* EPIPE, ECONNRESET: gone */

@@ -212,7 +212,12 @@ loop_on_timer(evutil_socket_t fd, short what, void *arg)
 
 	(void)what;
 	(void)timer_ack(fd);
-	l->armed_ns = CAKE_TIME_NEVER;	/* it fired: re-arm even if equal */
+	/*
+	 * A one-shot timer that fired is spent: re-arm even if equal. A
+	 * tick goes on, and must be seen when the queues empty.
+	 */
+	if (!l->ticking)
+		l->armed_ns = CAKE_TIME_NEVER;
 	loop_service(l, timer_now_ns());
 }
 

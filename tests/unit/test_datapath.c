@@ -1,0 +1,514 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Copyright (C) 2026 the caked authors */
+/*
+ * test_datapath.c: the real src/daemon/datapath.c (with the real engine,
+ * pool.c and gro.c) against scripted devices: tests/fake/fake_tun.c and
+ * fake_vnet.c are linked in place of tun.c and vnet.c. A frame refused
+ * with EAGAIN is held and leaves first; 10^5 frames under random
+ * refusals all end as sent or in exactly one counter; a device that is
+ * gone ends the path with DATAPATH_GONE; segments of one TCP flow leave
+ * as one super-packet.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "caked/cake.h"
+#include "daemon/datapath.h"
+#include "daemon/pool.h"
+#include "fake/fake_tun.h"
+
+#define IN_FD		(FAKE_TUN_FD0 + 0)
+#define OUT_FD		(FAKE_TUN_FD0 + 1)
+#define FLOWS		4
+#define UDP_FRAME	(20 + 8 + 64)
+#define SEG_PAYLOAD	100
+#define SEG_FRAME	(20 + 20 + SEG_PAYLOAD)
+#define MANY		100000
+#define T0		1000000000ULL
+
+struct rig {
+	struct pool	*pool;
+	struct cake	*cake;
+	struct datapath	 dp;
+	struct fake_tun	*in, *out;
+	/* What the egress device accepted, in order. */
+	uint32_t	*seen;		/* sequence numbers */
+	uint32_t	 nseen, maxseen;
+	uint32_t	 pieces;	/* of the last accepted write */
+	uint32_t	 last_len;
+	uint8_t		 last_gso;
+	uint16_t	 last_gso_size;
+	uint8_t		 last_frame[SEG_FRAME * 16];
+	/* The random policy: refusals it made. */
+	uint64_t	 rng;
+	uint64_t	 again, eio;
+	int		 refuse_first;	/* errno for writes < refuse_n */
+	uint64_t	 refuse_n;
+};
+
+static uint64_t
+rig_rand(struct rig *r)
+{
+	r->rng ^= r->rng << 13;
+	r->rng ^= r->rng >> 7;
+	r->rng ^= r->rng << 17;
+	return r->rng;
+}
+
+static void
+put16(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)(v >> 8);
+	p[1] = (uint8_t)v;
+}
+
+static void
+put32(uint8_t *p, uint32_t v)
+{
+	put16(p, v >> 16);
+	put16(p + 2, v);
+}
+
+static uint32_t
+get32(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
+	    (uint32_t)p[2] << 8 | p[3];
+}
+
+/* An IPv4 header for len bytes of proto, DF, its checksum set. */
+static void
+ipv4(uint8_t *ip, uint32_t len, uint8_t proto, uint16_t id)
+{
+	uint32_t	sum = 0;
+	int		i;
+
+	memset(ip, 0, 20);
+	ip[0] = 0x45;
+	put16(ip + 2, len);
+	put16(ip + 4, id);
+	ip[6] = 0x40;
+	ip[8] = 64;
+	ip[9] = proto;
+	put32(ip + 12, 0xc0000201);
+	put32(ip + 16, 0xc6336402);
+	for (i = 0; i < 20; i += 2)
+		sum += (uint32_t)ip[i] << 8 | ip[i + 1];
+	while (sum >> 16)
+		sum = (sum & 0xffff) + (sum >> 16);
+	put16(ip + 10, ~sum & 0xffff);
+}
+
+/* The flow of frame seq: scattered, but known when it comes out. */
+static unsigned int
+flow_of(uint32_t seq)
+{
+	return (seq * 2654435761U) >> 30;
+}
+
+/* A UDP datagram of flow (its source port) carrying seq. */
+static void
+push_udp(struct rig *r, unsigned int flow, uint32_t seq)
+{
+	uint8_t	f[UDP_FRAME];
+
+	memset(f, 0, sizeof(f));
+	ipv4(f, sizeof(f), 17, (uint16_t)seq);
+	put16(f + 20, 4000 + flow);
+	put16(f + 22, 5000);
+	put16(f + 24, sizeof(f) - 20);
+	put32(f + 28, seq);
+	assert_int_equal(fake_tun_push(IN_FD, f, sizeof(f)), 0);
+	(void)r;
+}
+
+/* TCP segment i of one flow (ACK only, SEG_PAYLOAD bytes of i). */
+static void
+push_seg(unsigned int i)
+{
+	uint8_t	f[SEG_FRAME];
+
+	memset(f, 0, sizeof(f));
+	ipv4(f, sizeof(f), 6, (uint16_t)(100 + i));
+	put16(f + 20, 40000);
+	put16(f + 22, 443);
+	put32(f + 24, 1000 + i * SEG_PAYLOAD);
+	put32(f + 28, 1);
+	f[32] = 5 << 4;
+	f[33] = 0x10;
+	put16(f + 34, 65535);
+	memset(f + 40, (int)i, SEG_PAYLOAD);
+	assert_int_equal(fake_tun_push(IN_FD, f, sizeof(f)), 0);
+}
+
+static void
+sink(void *arg, const uint8_t *frame, uint32_t len, unsigned int pieces,
+    const struct cake_pkt *desc)
+{
+	struct rig	*r = arg;
+
+	assert_true(r->nseen < r->maxseen);
+	/* UDP frames carry a sequence number; segments their TCP seq. */
+	r->seen[r->nseen++] = frame[9] == 17 ? get32(frame + 28) :
+	    get32(frame + 24);
+	r->pieces = pieces;
+	r->last_len = len;
+	r->last_gso = desc != NULL ? desc->gso_type : 0;
+	r->last_gso_size = desc != NULL ? desc->gso_size : 0;
+	if (len <= sizeof(r->last_frame))
+		memcpy(r->last_frame, frame, len);
+}
+
+static int
+policy(void *arg, uint64_t n)
+{
+	struct rig	*r = arg;
+	uint64_t	 x;
+
+	if (n < r->refuse_n)
+		return r->refuse_first;
+	if (r->rng == 0)
+		return 0;
+	x = rig_rand(r) % 1000;
+	if (x < 30) {
+		r->again++;
+		return EAGAIN;
+	}
+	if (x < 33) {
+		r->eio++;
+		return EIO;
+	}
+	return 0;
+}
+
+static void
+rig_init(struct rig *r, bool vnet, uint64_t rate_Bps)
+{
+	struct cake_config	cfg;
+	struct cake_env		env;
+	int			err;
+
+	memset(r, 0, sizeof(*r));
+	fake_tun_reset();
+	r->in = fake_tun_add(IN_FD, vnet);
+	r->out = fake_tun_add(OUT_FD, vnet);
+	r->out->policy = policy;
+	r->out->sink = sink;
+	r->out->arg = r;
+	r->maxseen = MANY;
+	assert_non_null(r->seen = calloc(r->maxseen, sizeof(*r->seen)));
+	assert_non_null(r->pool = pool_create(1600));
+	cake_config_default(&cfg);
+	cfg.rate_Bps = rate_Bps;
+	memset(&env, 0, sizeof(env));
+	env.link = CAKE_LINK_IP;
+	env.mtu = 1500;
+	env.seed = 1;
+	env.alloc = pool_alloc;
+	env.alloc_arg = r->pool;
+	env.keep_partial_csum = vnet;
+	assert_non_null(r->cake = cake_create(&cfg, &env, &err));
+	datapath_init(&r->dp, "test", IN_FD, OUT_FD, CAKE_LINK_IP, r->cake,
+	    r->pool);
+	assert_int_equal(r->dp.in_vnet, vnet);
+}
+
+/* Everything went back to the pool: nothing leaked, nothing lost twice. */
+static void
+rig_done(struct rig *r)
+{
+	struct pool_stats	st;
+
+	datapath_flush(&r->dp);
+	pool_get_stats(r->pool, &st);
+	assert_int_equal(st.free, st.bufs);
+	cake_destroy(r->cake);
+	pool_destroy(r->pool);
+	free(r->seen);
+	fake_tun_reset();
+}
+
+static uint64_t
+drops(const struct datapath *dp)
+{
+	uint64_t	n = 0;
+	int		i;
+
+	for (i = 0; i < DATAPATH_DROP_REASONS; i++)
+		if (i != CAKE_DROP_SPLIT)
+			n += dp->st.drops[i];
+	return n;
+}
+
+static void
+eagain_frame_is_held_and_leaves_first(void **state)
+{
+	struct rig	r;
+	uint32_t	i;
+
+	(void)state;
+	rig_init(&r, false, 0);
+	r.refuse_first = EAGAIN;
+	r.refuse_n = 2;		/* two refusals, then the device drains */
+	for (i = 1; i <= 3; i++)
+		push_udp(&r, 0, i);
+	assert_int_equal(datapath_read(&r.dp, T0), DATAPATH_OK);
+	assert_int_equal(r.dp.st.rx_pkts, 3);
+	assert_int_equal(datapath_send(&r.dp, T0), DATAPATH_BLOCKED);
+	assert_non_null(r.dp.held);
+	assert_int_equal(r.dp.st.tx_blocked, 1);
+	assert_int_equal(r.nseen, 0);
+	/* Blocked: the loop waits for EV_WRITE, never for the timer. */
+	assert_true(datapath_next_ns(&r.dp, T0) == CAKE_TIME_NEVER);
+	/* Still full: held again, nothing dropped or sent. */
+	assert_int_equal(datapath_send(&r.dp, T0 + 1), DATAPATH_BLOCKED);
+	assert_int_equal(r.dp.st.tx_blocked, 2);
+	for (i = 4; i <= 5; i++)
+		push_udp(&r, 0, i);
+	assert_int_equal(datapath_read(&r.dp, T0 + 2), DATAPATH_OK);
+	assert_int_equal(datapath_send(&r.dp, T0 + 3), DATAPATH_OK);
+	assert_null(r.dp.held);
+	assert_int_equal(r.nseen, 5);
+	for (i = 0; i < 5; i++)
+		assert_int_equal(r.seen[i], i + 1);
+	assert_int_equal(r.dp.st.tx_pkts, 5);
+	assert_int_equal(r.dp.st.tx_errors, 0);
+	assert_int_equal(drops(&r.dp), 0);
+	rig_done(&r);
+}
+
+static void
+eio_drops_one_counted_frame_and_goes_on(void **state)
+{
+	struct rig	r;
+	uint32_t	i;
+
+	(void)state;
+	rig_init(&r, false, 0);
+	r.refuse_first = EIO;
+	r.refuse_n = 1;
+	for (i = 1; i <= 3; i++)
+		push_udp(&r, 0, i);
+	assert_int_equal(datapath_read(&r.dp, T0), DATAPATH_OK);
+	assert_int_equal(datapath_send(&r.dp, T0), DATAPATH_OK);
+	assert_int_equal(r.dp.st.tx_errors, 1);
+	assert_int_equal(r.dp.st.tx_pkts, 2);
+	assert_int_equal(r.nseen, 2);
+	assert_int_equal(r.seen[0], 2);
+	assert_int_equal(r.seen[1], 3);
+	assert_null(r.dp.held);
+	rig_done(&r);
+}
+
+/* Random batches, random refusals, a clock that moves: every frame read
+ * ends as sent or in exactly one counter, none twice, none reordered. */
+static void
+many_frames_under_random_refusals_are_all_accounted(void **state)
+{
+	struct rig	 r;
+	uint32_t	 last[FLOWS], seq = 0, k, i;
+	uint64_t	 now = T0;
+	uint8_t		*hit;
+	int		 rv, rounds = 0;
+
+	(void)state;
+	rig_init(&r, false, 0);
+	r.rng = 0x9e3779b97f4a7c15ULL;
+	assert_non_null(hit = calloc(MANY + 1, 1));
+	while (seq < MANY) {
+		k = (uint32_t)(rig_rand(&r) % 48);
+		for (i = 0; i < k && seq < MANY; i++) {
+			seq++;
+			push_udp(&r, flow_of(seq), seq);
+		}
+		while (r.in->rx_count > 0)
+			assert_int_equal(datapath_read(&r.dp, now),
+			    DATAPATH_OK);
+		now += rig_rand(&r) % 50000;
+		/* As the loop does: the timer, then EV_WRITE while blocked. */
+		for (i = 0; i < 8; i++) {
+			rv = datapath_send(&r.dp, now);
+			assert_true(rv == DATAPATH_OK ||
+			    rv == DATAPATH_BLOCKED);
+			assert_true((rv == DATAPATH_BLOCKED) ==
+			    (r.dp.held != NULL));
+			if (rv == DATAPATH_OK)
+				break;
+		}
+	}
+	r.rng = 0;	/* the device drains */
+	while (r.dp.held != NULL || cake_next_ns(r.cake, now) !=
+	    CAKE_TIME_NEVER) {
+		assert_int_equal(datapath_send(&r.dp, now), DATAPATH_OK);
+		now += 1000;
+		assert_true(++rounds < 10000);
+	}
+	print_message("frames %u: sent %" PRIu64 ", EAGAIN %" PRIu64
+	    ", EIO %" PRIu64 ", engine drops %" PRIu64 ", no buffer %"
+	    PRIu64 "\n", MANY, r.dp.st.tx_pkts, r.again, r.eio, drops(&r.dp),
+	    r.dp.st.rx_nobuf);
+	/* Refusals really happened, at the policy's rates. */
+	assert_int_equal(r.dp.st.tx_blocked, r.again);
+	assert_int_equal(r.dp.st.tx_errors, r.eio);
+	assert_true(r.again > MANY / 100);
+	assert_true(r.eio > MANY / 1000);
+	/* Every frame read: sent, failed or dropped by the engine. */
+	assert_int_equal(r.dp.st.rx_pkts + r.dp.st.rx_nobuf +
+	    r.dp.st.rx_oversize + r.dp.st.rx_empty, MANY);
+	assert_int_equal(r.dp.st.rx_pkts, r.dp.st.tx_pkts +
+	    r.dp.st.tx_errors + drops(&r.dp));
+	assert_int_equal(r.nseen, r.dp.st.tx_pkts);
+	assert_true(r.nseen > MANY * 9 / 10);
+	/* No frame twice; within a flow, never out of order. */
+	memset(last, 0, sizeof(last));
+	for (i = 0; i < r.nseen; i++) {
+		assert_true(r.seen[i] >= 1 && r.seen[i] <= MANY);
+		assert_int_equal(hit[r.seen[i]], 0);
+		hit[r.seen[i]] = 1;
+	}
+	for (i = 0; i < r.nseen; i++) {
+		k = flow_of(r.seen[i]);
+		assert_true(r.seen[i] > last[k]);
+		last[k] = r.seen[i];
+	}
+	free(hit);
+	rig_done(&r);
+}
+
+static void
+device_gone_on_write_ends_with_gone(void **state)
+{
+	struct rig	r;
+	uint32_t	i;
+
+	(void)state;
+	rig_init(&r, false, 0);
+	r.out->gone_after = 2;
+	for (i = 1; i <= 5; i++)
+		push_udp(&r, 0, i);
+	assert_int_equal(datapath_read(&r.dp, T0), DATAPATH_OK);
+	assert_int_equal(datapath_send(&r.dp, T0), DATAPATH_GONE);
+	assert_int_equal(r.dp.gone_errno, EBADFD);
+	assert_int_equal(r.nseen, 2);
+	assert_int_equal(r.dp.st.tx_errors, 1);
+	/* The rest stays queued and is flushed (counted) by rig_done(). */
+	rig_done(&r);
+}
+
+static void
+device_gone_on_read_ends_with_gone(void **state)
+{
+	struct rig	r;
+
+	(void)state;
+	rig_init(&r, false, 0);
+	r.in->rx_err = ENODEV;
+	assert_int_equal(datapath_read(&r.dp, T0), DATAPATH_GONE);
+	assert_int_equal(r.dp.gone_errno, ENODEV);
+	assert_int_equal(r.dp.st.rx_errors, 1);
+	/* Any other failed read is counted and the path goes on. */
+	r.in->rx_err = EIO;
+	assert_int_equal(datapath_read(&r.dp, T0), DATAPATH_OK);
+	assert_int_equal(r.dp.st.rx_errors, 2);
+	rig_done(&r);
+}
+
+static void
+empty_pool_discards_and_counts(void **state)
+{
+	struct rig		 r;
+	struct cake_pkt		*all[POOL_BUFS_MAX];
+	uint32_t		 n = 0, i;
+
+	(void)state;
+	rig_init(&r, false, 0);
+	while (n < POOL_BUFS_MAX && (all[n] = pool_get(r.pool)) != NULL)
+		n++;
+	for (i = 1; i <= 3; i++)
+		push_udp(&r, 0, i);
+	assert_int_equal(datapath_read(&r.dp, T0), DATAPATH_OK);
+	assert_int_equal(r.dp.st.rx_nobuf, 3);
+	assert_int_equal(r.dp.st.rx_pkts, 0);
+	assert_int_equal(r.in->rx_count, 0);
+	for (i = 0; i < n; i++)
+		pool_put(r.pool, all[i]);
+	rig_done(&r);
+}
+
+static void
+tcp_segments_leave_as_one_super_packet(void **state)
+{
+	struct rig	r;
+	unsigned int	i;
+
+	(void)state;
+	rig_init(&r, true, 0);
+	for (i = 0; i < 8; i++)
+		push_seg(i);
+	assert_int_equal(datapath_read(&r.dp, T0), DATAPATH_OK);
+	assert_int_equal(datapath_send(&r.dp, T0), DATAPATH_OK);
+	assert_int_equal(r.out->written, 1);
+	assert_int_equal(r.nseen, 1);
+	assert_int_equal(r.pieces, 8);
+	assert_int_equal(r.dp.st.tx_coalesced, 8);
+	assert_int_equal(r.dp.st.tx_pkts, 1);
+	assert_int_equal(r.last_gso, CAKE_GSO_TCPV4);
+	assert_int_equal(r.last_gso_size, SEG_PAYLOAD);
+	assert_int_equal(r.last_len, 40 + 8 * SEG_PAYLOAD);
+	assert_int_equal(get32(r.last_frame + 24), 1000);
+	for (i = 0; i < 8; i++)
+		assert_int_equal(r.last_frame[40 + i * SEG_PAYLOAD + 7], i);
+	rig_done(&r);
+}
+
+static void
+refused_super_packet_is_held_whole_in_order(void **state)
+{
+	struct rig	r;
+	unsigned int	i;
+
+	(void)state;
+	rig_init(&r, true, 0);
+	r.refuse_first = EAGAIN;
+	r.refuse_n = 1;
+	for (i = 0; i < 8; i++)
+		push_seg(i);
+	push_udp(&r, 0, 77);	/* the packet after the run */
+	assert_int_equal(datapath_read(&r.dp, T0), DATAPATH_OK);
+	assert_int_equal(datapath_send(&r.dp, T0), DATAPATH_BLOCKED);
+	assert_int_equal(r.nseen, 0);
+	assert_int_equal(datapath_send(&r.dp, T0 + 1), DATAPATH_OK);
+	/* Held packets leave one by one, in their order, then the rest. */
+	assert_int_equal(r.nseen, 9);
+	for (i = 0; i < 8; i++)
+		assert_int_equal(r.seen[i], 1000 + i * SEG_PAYLOAD);
+	assert_int_equal(r.seen[8], 77);
+	assert_int_equal(r.dp.st.tx_pkts, 9);
+	rig_done(&r);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(eagain_frame_is_held_and_leaves_first),
+		cmocka_unit_test(eio_drops_one_counted_frame_and_goes_on),
+		cmocka_unit_test(
+		    many_frames_under_random_refusals_are_all_accounted),
+		cmocka_unit_test(device_gone_on_write_ends_with_gone),
+		cmocka_unit_test(device_gone_on_read_ends_with_gone),
+		cmocka_unit_test(empty_pool_discards_and_counts),
+		cmocka_unit_test(tcp_segments_leave_as_one_super_packet),
+		cmocka_unit_test(refused_super_packet_is_held_whole_in_order),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

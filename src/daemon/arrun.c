@@ -36,17 +36,6 @@
 #include "daemon/probe.h"
 #include "daemon/timer.h"
 
-/* A copy of one direction's autorate state for statistics. */
-struct arrun_view {
-	struct autorate_dir	dir;
-	struct autorate_delay	delay;
-	struct in_addr		reflectors[AUTORATE_REFLECTORS_MAX];
-	bool			fresh[AUTORATE_REFLECTORS_MAX];
-	uint64_t		probes_sent;
-	uint64_t		probe_replies;
-	uint64_t		probe_kernel_stamps;	/* timed by the kernel */
-};
-
 struct arrun {
 	struct event_base	*base;
 	struct probe		*probe;
@@ -249,8 +238,7 @@ arrun_rate_set(struct arrun *r, int dir, uint64_t rate_Bps)
 	autorate_dir_set_rate(&r->dir[dir], rate_Bps);
 }
 
-/* Fills v for dir; false if autorate is off there. */
-static bool
+bool
 arrun_view(const struct arrun *r, int dir, struct arrun_view *v)
 {
 	struct probe_stats	ps;

@@ -24,6 +24,17 @@ struct probe;
 /* Called after a rate was applied, so the loop can re-arm its timer. */
 typedef void	arrun_changed_fn(void *arg, int dir, uint64_t now_ns);
 
+/* A copy of one direction's autorate state for statistics. */
+struct arrun_view {
+	struct autorate_dir	dir;
+	struct autorate_delay	delay;
+	struct in_addr		reflectors[AUTORATE_REFLECTORS_MAX];
+	bool			fresh[AUTORATE_REFLECTORS_MAX];
+	uint64_t		probes_sent;
+	uint64_t		probe_replies;
+	uint64_t		probe_kernel_stamps;	/* timed by the kernel */
+};
+
 struct arrun;
 
 /*
@@ -37,6 +48,9 @@ struct arrun	*arrun_create(struct event_base *base, struct probe *probe,
 int		 arrun_apply(struct arrun *r, const struct caked_config *cfg);
 /* A rate set from outside (cakectl set): the controller goes on from it. */
 void		 arrun_rate_set(struct arrun *r, int dir, uint64_t rate_Bps);
+/* Fills v for dir; false if autorate is off there. */
+bool		 arrun_view(const struct arrun *r, int dir,
+		    struct arrun_view *v);
 /* Writes dir's "autorate" object into w, if autorate is on there. */
 void		 arrun_json(const struct arrun *r, int dir,
 		    struct json_writer *w);

@@ -35,7 +35,7 @@
 
 #define MS		1000000ULL
 #define S		1000000000ULL
-#define VERSION		"9.9-test"
+#define TEST_VERSION		"9.9-test"
 #define MANY_CLIENTS	1000
 #define WAVE		8	/* clients connecting between two passes */
 
@@ -136,7 +136,7 @@ rig_setup(void **state)
 	fake_event_reset();
 	assert_non_null(r->base = event_base_new());
 	memset(&ops, 0, sizeof(ops));
-	ops.version = VERSION;
+	ops.version = TEST_VERSION;
 	assert_int_equal(ctlsock_start(r->cs, r->base, &ops), 0);
 	*state = r;
 	return 0;
@@ -184,7 +184,7 @@ pieces_script(void *arg, uint64_t now_ns)
 			assert_string_equal(buf, "");
 		if (i == 5) {
 			assert_int_equal(lines(buf), 1);
-			assert_non_null(strstr(buf, "\"" VERSION "\""));
+			assert_non_null(strstr(buf, "\"" TEST_VERSION "\""));
 		}
 		if (i == 6) {
 			assert_int_equal(lines(buf), 1);
@@ -258,7 +258,7 @@ slow_script(void *arg, uint64_t now_ns)
 	case 2:
 		/* The other client is served all the same. */
 		assert_true(hear(r->fd[1], buf, sizeof(buf)) > 0);
-		assert_non_null(strstr(buf, VERSION));
+		assert_non_null(strstr(buf, TEST_VERSION));
 		assert_int_equal(counters(r).slow_closed, 0);
 		r->step++;
 		return now_ns + (CTL_WRITE_TIMEOUT_S + 1) * S;

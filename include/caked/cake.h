@@ -115,21 +115,6 @@ struct cake_config {
 
 /* Fills cfg with CAKE's defaults (§1): unlimited diffserv3 triple-isolate ... */
 void	cake_config_default(struct cake_config *cfg);
-/*
- * Whether GSO super-packets are split by default at rate_Bps (0 =
- * unlimited): at up to 1 Gbit/s, as the out-of-tree CAKE did, not above
- * it nor unlimited. There caked departs from today's sch_cake (split at
- * every rate): an unlimited caked has no shaper queue to spread a burst
- * in, and splitting costs a userspace datapath about 40 % of its TCP
- * throughput (make bench). split-gso and no-split-gso always win.
- */
-#define CAKE_SPLIT_GSO_THRESHOLD_BPS	125000000ULL	/* 1 Gbit/s */
-static inline bool
-cake_split_gso_default(uint64_t rate_Bps)
-{
-	return rate_Bps != 0 && rate_Bps <= CAKE_SPLIT_GSO_THRESHOLD_BPS;
-}
-
 /* Addresses and ports as used for hashing. IPv4 is kept v4-mapped. */
 struct cake_tuple {
 	uint8_t		src[16];
@@ -303,6 +288,7 @@ struct cake_stats {
 	uint32_t		avg_netoff;
 	uint64_t		non_ip_pkts;	/* parsed as non-IP or malformed */
 	uint64_t		gso_splits;	/* super-packets cut into segments */
+	uint64_t		gso_whole;	/* split-gso, kept whole: left at once */
 	uint32_t		tin_count;
 	struct cake_tin_stats	tins[CAKE_MAX_TINS];
 };

@@ -391,6 +391,124 @@ gso_split_or_charged_per_segment(void **state)
 	cake_destroy(c);
 }
 
+/*
+ * split-gso is the default at every rate, as in sch_cake, but unlimited
+ * and with nothing waiting a super-packet leaves whole (enqueue.c,
+ * leaves_at_once()): into an empty instance, or one holding only what
+ * came at the same instant. Once a queue stands from an earlier instant,
+ * or under a shaped rate, it is cut as the kernel cuts it.
+ */
+static void
+gso_kept_whole_only_when_it_leaves_at_once(void **state)
+{
+	struct cake	  *c = h_create("besteffort", CAKE_LINK_IP);
+	struct cake_stats  st;
+
+	(void)state;
+	(void)cake_enqueue(c, gso_packet(2000, 500), 0);
+	(void)cake_enqueue(c, gso_packet(2000, 500), 0);	/* same batch */
+	cake_get_stats(c, &st);
+	assert_int_equal(st.gso_whole, 2);
+	assert_int_equal(st.gso_splits, 0);
+	assert_int_equal(st.backlog_pkts, 2);
+	(void)cake_enqueue(c, gso_packet(2000, 500), 1000);	/* stood */
+	cake_get_stats(c, &st);
+	assert_int_equal(st.gso_whole, 2);
+	assert_int_equal(st.gso_splits, 1);
+	assert_int_equal(st.backlog_pkts, 6);
+	assert_int_equal(h_destroy(c), 0);
+
+	c = h_create("bandwidth 1gbit besteffort", CAKE_LINK_IP);
+	(void)cake_enqueue(c, gso_packet(2000, 500), 0);
+	cake_get_stats(c, &st);
+	assert_int_equal(st.gso_whole, 0);
+	assert_int_equal(st.gso_splits, 1);
+	assert_int_equal(h_destroy(c), 0);
+}
+
+/*
+ * max_len is sch_cake's max_skblen: the largest qdisc_pkt_len() seen at
+ * enqueue, before any split. qdisc_pkt_len_init() (net/core/dev.c) gives
+ * a GSO packet its length plus the headers of its other segments:
+ * 2000 bytes of payload in 500-byte segments behind 20 + 20 bytes of
+ * IPv4 and TCP is 2040 + 3 x 40 = 2160, split or not; a plain 1000-byte
+ * packet is 1000.
+ */
+static void
+max_len_is_the_packet_as_enqueued(void **state)
+{
+	static const char *const modes[] = {
+		"bandwidth 10mbit besteffort",
+		"bandwidth 10mbit besteffort no-split-gso",
+		"besteffort",
+	};
+	struct cake	  *c;
+	struct cake_stats  st;
+	struct h_flow	   f;
+	size_t		   i;
+
+	(void)state;
+	for (i = 0; i < sizeof(modes) / sizeof(modes[0]); i++) {
+		c = h_create(modes[i], CAKE_LINK_IP);
+		memset(&f, 0, sizeof(f));
+		f.proto = 17;
+		f.src = HOST_A;
+		f.dst = SRV_X;
+		f.len = 1000;
+		(void)cake_enqueue(c, h_ipv4(&f, false), 0);
+		cake_get_stats(c, &st);
+		assert_int_equal(st.tins[0].max_pkt_len, 1000);
+		(void)cake_enqueue(c, gso_packet(2000, 500), 0);
+		cake_get_stats(c, &st);
+		if (st.tins[0].max_pkt_len != 2160)
+			fail_msg("%s: max_len %u", modes[i],
+			    (unsigned int)st.tins[0].max_pkt_len);
+		assert_int_equal(h_destroy(c), 0);
+	}
+}
+
+/*
+ * overlimits as sch_cake counts them: cake_dequeue() adds one each time
+ * the global shaper refuses (both clocks in the future), and
+ * cake_enqueue() adds one when a packet comes into an empty qdisc whose
+ * clocks are both still in the future (it arms the watchdog). At 1 Mbit
+ * a 1000-byte packet sent at 0 holds the clocks until 8 ms (failsafe
+ * 12 ms): a packet at 1 ms counts 1 at enqueue, refused dequeues at 1 and
+ * 2 ms count 2 more, and the one at 20 ms goes: 3 in all.
+ */
+static void
+overlimits_count_refusals_at_enqueue_and_dequeue(void **state)
+{
+	struct cake	  *c = h_create("bandwidth 1mbit besteffort",
+			      CAKE_LINK_IP);
+	struct cake_stats  st;
+	struct h_flow	   f;
+	const uint64_t	   ms = 1000000;
+
+	(void)state;
+	memset(&f, 0, sizeof(f));
+	f.proto = 17;
+	f.src = HOST_A;
+	f.dst = SRV_X;
+	f.len = 1000;
+	(void)cake_enqueue(c, h_ipv4(&f, false), 0);
+	h_free(cake_dequeue(c, 0));
+	cake_get_stats(c, &st);
+	assert_int_equal(st.overlimits, 0);
+	(void)cake_enqueue(c, h_ipv4(&f, false), 1 * ms);
+	cake_get_stats(c, &st);
+	assert_int_equal(st.overlimits, 1);
+	assert_null(cake_dequeue(c, 1 * ms));
+	assert_null(cake_dequeue(c, 2 * ms));
+	cake_get_stats(c, &st);
+	assert_int_equal(st.overlimits, 3);
+	h_free(cake_dequeue(c, 20 * ms));
+	cake_get_stats(c, &st);
+	assert_int_equal(st.overlimits, 3);
+	assert_int_equal(st.sent_pkts, 2);
+	assert_int_equal(h_destroy(c), 0);
+}
+
 /* autorate-ingress settles within 10% of a bursty 5 Mbit arrival rate. */
 static void
 autorate_ingress_converges(void **state)
@@ -447,6 +565,9 @@ main(void)
 		cmocka_unit_test(arp_counts_as_cs7),
 		cmocka_unit_test(ack_filter_thins_queued_acks),
 		cmocka_unit_test(gso_split_or_charged_per_segment),
+		cmocka_unit_test(gso_kept_whole_only_when_it_leaves_at_once),
+		cmocka_unit_test(max_len_is_the_packet_as_enqueued),
+		cmocka_unit_test(overlimits_count_refusals_at_enqueue_and_dequeue),
 		cmocka_unit_test(autorate_ingress_converges),
 	};
 

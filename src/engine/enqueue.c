@@ -295,7 +295,8 @@ enqueue_one(struct cake *c, struct cake_pkt *pkt, uint64_t now_ns,
 
 	if (c->buffer_used > c->buffer_max_used)
 		c->buffer_max_used = c->buffer_used;
-	while (c->buffer_used > c->buffer_limit && c->backlog_pkts > 0) {
+	while ((c->buffer_used > c->buffer_limit || (c->env.max_pkts != 0 &&
+	    c->backlog_pkts > c->env.max_pkts)) && c->backlog_pkts > 0) {
 		entry = drop_fattest(c, now_ns);
 		if (entry == DROP_NONE)
 			break;

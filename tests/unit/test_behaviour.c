@@ -509,6 +509,110 @@ overlimits_count_refusals_at_enqueue_and_dequeue(void **state)
 	assert_int_equal(h_destroy(c), 0);
 }
 
+/*
+ * Floods 4 flows of frames of len bytes (Ethernet) into a 100000-byte
+ * memlimit, each charged cake_truesize(len) as the daemon charges it;
+ * returns the largest backlog in bytes, and checks that memlimit, not
+ * anything else, is what dropped.
+ */
+static uint64_t
+memlimit_backlog(uint32_t len)
+{
+	struct cake	  *c = h_create("bandwidth 1mbit besteffort "
+			      "memlimit 100000", CAKE_LINK_ETHERNET);
+	struct cake_stats  st;
+	struct cake_pkt	  *p;
+	struct h_flow	   f;
+	uint64_t	   most = 0;
+	unsigned int	   i, n = 3 * 100000 / len + 64;
+
+	memset(&f, 0, sizeof(f));
+	f.proto = 17;
+	f.src = HOST_A;
+	f.dst = SRV_X;
+	f.len = len - 14;
+	for (i = 0; i < n; i++) {
+		f.sport = (uint16_t)(1000 + i % 4);
+		p = h_ipv4(&f, true);
+		p->truesize = cake_truesize(p->len);
+		(void)cake_enqueue(c, p, 0);
+		cake_get_stats(c, &st);
+		if (st.backlog_bytes > most)
+			most = st.backlog_bytes;
+	}
+	assert_true(st.dropped_pkts > 0);
+	assert_true(st.memory_used <= 100000 + cake_truesize(len));
+	assert_int_equal(h_destroy(c), 0);
+	return most;
+}
+
+/*
+ * sch_cake drops when the packets' truesize passes memlimit
+ * (cake_enqueue(): q->buffer_used > q->buffer_limit), truesize being
+ * the memory a packet really holds. caked's frames hold their bytes, in
+ * cache lines (cake_truesize()), so 64-byte floods reach the same byte
+ * backlog as 1514-byte ones, within 10 %; charged a whole pool buffer
+ * each, as before, 64-byte frames stopped at about a twentieth of it.
+ */
+static void
+memlimit_binds_at_the_same_bytes_for_small_and_full_frames(void **state)
+{
+	uint64_t	small, full;
+
+	(void)state;
+	small = memlimit_backlog(64);
+	full = memlimit_backlog(1514);
+	print_message("memlimit 100000: backlog %llu bytes with 64-byte "
+	    "frames, %llu with 1514-byte frames\n", (unsigned long long)small,
+	    (unsigned long long)full);
+	assert_true(small * 10 >= full * 9 && small * 10 <= full * 11);
+	assert_true(full > 90000 && full <= 100000);
+	assert_int_equal(cake_truesize(64), 64);
+	assert_int_equal(cake_truesize(65), 128);
+	assert_int_equal(cake_truesize(1514), 1536);
+}
+
+/*
+ * The caller's buffers bound the queue too (cake_env.max_pkts): past
+ * it the engine drops from the fattest flow, as for memlimit, so a
+ * flood of small frames never empties the daemon's pool.
+ */
+static void
+max_pkts_drops_from_the_fattest_flow(void **state)
+{
+	struct cake_config cfg;
+	struct cake_env	   env;
+	struct cake_stats  st;
+	struct cake	  *c;
+	struct h_flow	   f;
+	unsigned int	   i;
+	int		   e;
+
+	(void)state;
+	cake_config_default(&cfg);
+	cfg.rate_Bps = 125000;
+	memset(&env, 0, sizeof(env));
+	env.link = CAKE_LINK_IP;
+	env.mtu = 1500;
+	env.max_pkts = 100;
+	assert_non_null(c = cake_create(&cfg, &env, &e));
+	memset(&f, 0, sizeof(f));
+	f.proto = 17;
+	f.src = HOST_A;
+	f.dst = SRV_X;
+	f.len = 64;
+	for (i = 0; i < 300; i++) {
+		f.sport = (uint16_t)(i < 250 ? 1 : 2 + i);	/* one fat flow */
+		(void)cake_enqueue(c, h_ipv4(&f, false), 0);
+	}
+	cake_get_stats(c, &st);
+	assert_int_equal(st.backlog_pkts, 100);
+	assert_int_equal(st.dropped_pkts, 200);
+	/* the 50 one-packet flows all stayed: only the fat one lost */
+	assert_int_equal(st.tins[1].sparse_flows + st.tins[1].bulk_flows, 51);
+	assert_int_equal(h_destroy(c), 0);
+}
+
 /* autorate-ingress settles within 10% of a bursty 5 Mbit arrival rate. */
 static void
 autorate_ingress_converges(void **state)
@@ -568,6 +672,9 @@ main(void)
 		cmocka_unit_test(gso_kept_whole_only_when_it_leaves_at_once),
 		cmocka_unit_test(max_len_is_the_packet_as_enqueued),
 		cmocka_unit_test(overlimits_count_refusals_at_enqueue_and_dequeue),
+		cmocka_unit_test(
+		    memlimit_binds_at_the_same_bytes_for_small_and_full_frames),
+		cmocka_unit_test(max_pkts_drops_from_the_fattest_flow),
 		cmocka_unit_test(autorate_ingress_converges),
 	};
 

@@ -259,20 +259,19 @@ enqueue_idle_clocks(struct cake *c, uint64_t now_ns)
 }
 
 /*
- * Queues one packet. skblen is the length sch_cake's max_len statistic
- * sees (qdisc_len() of the packet as it came, before any split), or 0
- * for the second and later segments of a split super-packet.
+ * Queues one packet into flow queue idx of tin (chosen once for a
+ * super-packet, as sch_cake classifies before it splits). skblen is the
+ * length sch_cake's max_len statistic sees (qdisc_len() of the packet as
+ * it came, before any split), or 0 for the second and later segments.
  */
 static int
-enqueue_one(struct cake *c, struct cake_pkt *pkt, uint64_t now_ns,
-    bool may_filter, uint32_t skblen)
+enqueue_one(struct cake *c, struct cake_pkt *pkt, unsigned int tin,
+    unsigned int idx, uint64_t now_ns, bool may_filter, uint32_t skblen)
 {
-	unsigned int	 tin = classify(c, pkt), idx;
 	struct cake_tin	*t = &c->tins[tin];
 	uint32_t	 entry;
 	bool		 self = false;
 
-	idx = flows_lookup(c, t, pkt);
 	charge(c, pkt);
 	pkt->tin = (uint8_t)tin;
 	pkt->enqueue_ns = now_ns;
@@ -308,7 +307,8 @@ enqueue_one(struct cake *c, struct cake_pkt *pkt, uint64_t now_ns,
 
 /* §7: cuts a GSO super-packet into segments and queues each. */
 static int
-enqueue_split(struct cake *c, struct cake_pkt *pkt, uint64_t now_ns)
+enqueue_split(struct cake *c, struct cake_pkt *pkt, unsigned int tin,
+    unsigned int idx, uint64_t now_ns)
 {
 	struct cake_pkt	*segs = NULL, *s, *next;
 	uint32_t	 skblen = qdisc_len(pkt);
@@ -327,7 +327,7 @@ enqueue_split(struct cake *c, struct cake_pkt *pkt, uint64_t now_ns)
 	c->gso_splits++;
 	for (s = segs; s != NULL; s = next) {
 		next = s->next;
-		if (enqueue_one(c, s, now_ns, false, skblen) ==
+		if (enqueue_one(c, s, tin, idx, now_ns, false, skblen) ==
 		    CAKE_ENQ_DROPPED)
 			ret = CAKE_ENQ_DROPPED;
 		skblen = 0;
@@ -337,27 +337,33 @@ enqueue_split(struct cake *c, struct cake_pkt *pkt, uint64_t now_ns)
 }
 
 /*
- * With split-gso, whether a super-packet may stay whole because it leaves
- * at once anyway: the shaper is unlimited and nothing has waited (the
- * queues are empty, or hold only what arrived at this same instant, i.e.
- * the caller's current batch, which its next dequeue pass sends in full).
- * Its segments would then leave back to back either way, with no other
- * traffic queued that they could let go first; cutting them would only
- * cost the copy (about 40 % of a userspace datapath's throughput). Once a
- * queue stands (the egress device blocked), super-packets are cut again,
- * as sch_cake cuts every one. Their bytes are charged per segment anyway.
+ * With split-gso, whether a super-packet for flow queue idx of tin may
+ * stay whole because its segments would leave back to back anyway. Only
+ * unlimited (a shaped rate spaces segments out), and only when no other
+ * flow's packet could go between them: the queues are empty, or hold
+ * only what arrived at this same instant (the caller's current batch,
+ * which its next dequeue pass sends in full), or hold nothing but this
+ * flow's own packets, whose segments DRR would send in a row (and the
+ * daemon writes consecutive segments of a flow as one super-packet
+ * again). Cutting it would then change nothing but cost the copy. Its
+ * bytes are charged per segment either way; as soon as another flow has
+ * something queued, or under any shaped rate, it is cut as in sch_cake.
  */
 static bool
-leaves_at_once(const struct cake *c, uint64_t now_ns)
+leaves_at_once(const struct cake *c, unsigned int tin, unsigned int idx,
+    uint64_t now_ns)
 {
-	return c->rate.ns == 0 &&
-	    (c->backlog_pkts == 0 || c->backlog_since_ns == now_ns);
+	if (c->rate.ns != 0)
+		return false;
+	return c->backlog_pkts == 0 || c->backlog_since_ns == now_ns ||
+	    c->tins[tin].backlogs[idx] == c->backlog_bytes;
 }
 
 int
 cake_enqueue(struct cake *c, struct cake_pkt *pkt, uint64_t now_ns)
 {
-	bool	gso;
+	unsigned int	tin, idx;
+	bool		gso;
 
 	if (!pkt->meta_valid) {
 		cake_parse(pkt->data, pkt->len, c->env.link, &pkt->meta);
@@ -365,13 +371,15 @@ cake_enqueue(struct cake *c, struct cake_pkt *pkt, uint64_t now_ns)
 	}
 	if (pkt->meta.l3 == CAKE_L3_NONE)
 		c->non_ip_pkts++;
+	tin = classify(c, pkt);
+	idx = flows_lookup(c, &c->tins[tin], pkt);
 	gso = pkt->gso_type != CAKE_GSO_NONE && pkt->gso_size != 0 &&
 	    gso_segs(pkt) > 1;
 	if (gso && c->cfg.split_gso) {
-		if (!leaves_at_once(c, now_ns))
-			return enqueue_split(c, pkt, now_ns);
+		if (!leaves_at_once(c, tin, idx, now_ns))
+			return enqueue_split(c, pkt, tin, idx, now_ns);
 		c->gso_whole++;
 	}
-	return enqueue_one(c, pkt, now_ns, pkt->gso_type == CAKE_GSO_NONE,
-	    qdisc_len(pkt));
+	return enqueue_one(c, pkt, tin, idx, now_ns,
+	    pkt->gso_type == CAKE_GSO_NONE, qdisc_len(pkt));
 }

@@ -393,29 +393,38 @@ gso_split_or_charged_per_segment(void **state)
 
 /*
  * split-gso is the default at every rate, as in sch_cake, but unlimited
- * and with nothing waiting a super-packet leaves whole (enqueue.c,
- * leaves_at_once()): into an empty instance, or one holding only what
- * came at the same instant. Once a queue stands from an earlier instant,
- * or under a shaped rate, it is cut as the kernel cuts it.
+ * a super-packet whose segments would leave back to back anyway stays
+ * whole (enqueue.c, leaves_at_once()): into an empty instance, one
+ * holding only what came at the same instant, or one holding only its
+ * own flow's packets. Once another flow has waited since an earlier
+ * instant, or under a shaped rate, it is cut as the kernel cuts it.
  */
 static void
 gso_kept_whole_only_when_it_leaves_at_once(void **state)
 {
 	struct cake	  *c = h_create("besteffort", CAKE_LINK_IP);
 	struct cake_stats  st;
+	struct h_flow	   f;
 
 	(void)state;
 	(void)cake_enqueue(c, gso_packet(2000, 500), 0);
 	(void)cake_enqueue(c, gso_packet(2000, 500), 0);	/* same batch */
+	(void)cake_enqueue(c, gso_packet(2000, 500), 1000);	/* own flow */
 	cake_get_stats(c, &st);
-	assert_int_equal(st.gso_whole, 2);
+	assert_int_equal(st.gso_whole, 3);
 	assert_int_equal(st.gso_splits, 0);
-	assert_int_equal(st.backlog_pkts, 2);
-	(void)cake_enqueue(c, gso_packet(2000, 500), 1000);	/* stood */
+	assert_int_equal(st.backlog_pkts, 3);
+	memset(&f, 0, sizeof(f));
+	f.proto = 17;
+	f.src = HOST_B;
+	f.dst = SRV_X;
+	f.len = 100;
+	(void)cake_enqueue(c, h_ipv4(&f, false), 1000);	/* another flow */
+	(void)cake_enqueue(c, gso_packet(2000, 500), 2000);
 	cake_get_stats(c, &st);
-	assert_int_equal(st.gso_whole, 2);
+	assert_int_equal(st.gso_whole, 3);
 	assert_int_equal(st.gso_splits, 1);
-	assert_int_equal(st.backlog_pkts, 6);
+	assert_int_equal(st.backlog_pkts, 8);
 	assert_int_equal(h_destroy(c), 0);
 
 	c = h_create("bandwidth 1gbit besteffort", CAKE_LINK_IP);

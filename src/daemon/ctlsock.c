@@ -110,7 +110,7 @@ ctlsock_arm_timeout(struct ctlsock_client *cl)
 	if (cl->out_len > 0)
 		tv.tv_sec = CTL_WRITE_TIMEOUT_S;
 	else if (cl->in_len > 0) {
-		now_ns = ctlsock_now_ns();
+		now_ns = timer_now_ns();
 		if (cl->req_start_ns == 0)
 			cl->req_start_ns = now_ns;
 		end_ns = cl->req_start_ns + CTL_REQUEST_S * 1000000000ULL;
@@ -134,7 +134,7 @@ ctlsock_on_timeout(evutil_socket_t fd, short what, void *arg)
 		    (int)cl->peer.pid);
 	} else if (cl->in_len > 0) {
 		cl->cs->count.slow_closed++;
-		log_rate_warnx(&cl->cs->denied_rl, ctlsock_now_ns(), "control: "
+		log_rate_warnx(&cl->cs->denied_rl, timer_now_ns(), "control: "
 		    "uid %u pid %d: request not complete within %ds, closed",
 		    (unsigned int)cl->peer.uid, (int)cl->peer.pid,
 		    CTL_REQUEST_S);

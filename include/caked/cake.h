@@ -115,21 +115,6 @@ struct cake_config {
 
 /* Fills cfg with CAKE's defaults (§1): unlimited diffserv3 triple-isolate ... */
 void	cake_config_default(struct cake_config *cfg);
-/*
- * Whether GSO super-packets are split by default at rate_Bps (0 =
- * unlimited): at up to 1 Gbit/s, as the out-of-tree CAKE did, not above
- * it nor unlimited. There caked departs from today's sch_cake (split at
- * every rate): an unlimited caked has no shaper queue to spread a burst
- * in, and splitting costs a userspace datapath about 40 % of its TCP
- * throughput (make bench). split-gso and no-split-gso always win.
- */
-#define CAKE_SPLIT_GSO_THRESHOLD_BPS	125000000ULL	/* 1 Gbit/s */
-static inline bool
-cake_split_gso_default(uint64_t rate_Bps)
-{
-	return rate_Bps != 0 && rate_Bps <= CAKE_SPLIT_GSO_THRESHOLD_BPS;
-}
-
 /* Addresses and ports as used for hashing. IPv4 is kept v4-mapped. */
 struct cake_tuple {
 	uint8_t		src[16];
@@ -195,7 +180,8 @@ struct cake_pkt {
 	uint8_t			*data;		/* caller: first byte of the frame */
 	uint32_t		len;		/* caller: frame length in bytes */
 	uint32_t		cap;		/* caller: bytes usable at data */
-	uint32_t		truesize;	/* caller: bytes charged to memlimit */
+	uint32_t		truesize;	/* caller: bytes charged to memlimit,
+						 * cake_truesize(len) */
 	uint32_t		mark;		/* caller: firewall/conntrack mark */
 	bool			meta_valid;	/* caller: meta already parsed */
 	bool			hash_valid;	/* caller: hash_tuple replaces meta.tuple */
@@ -242,7 +228,30 @@ struct cake_env {
 	 * keep it partial instead of having it computed over their bytes.
 	 */
 	bool		keep_partial_csum;
+	/*
+	 * Packets the caller can keep queued (its buffers, less what it
+	 * needs to read and split more); 0 = no bound. Beyond it the
+	 * engine drops from the fattest flow, as for memlimit (§5).
+	 */
+	uint32_t	max_pkts;
 };
+
+/*
+ * What a queued packet of len bytes is charged against memlimit: the
+ * bytes it occupies, in whole 64-byte cache lines. sch_cake charges
+ * skb->truesize, the memory the packet really holds; caked's frames sit
+ * in buffers allocated once, so what one really holds of them is its
+ * bytes, and a 64-byte frame no longer costs a whole buffer. The kernel
+ * adds its per-packet metadata (struct sk_buff) on top: see doc/cake.md.
+ */
+#define CAKE_TRUESIZE_ALIGN	64U
+static inline uint32_t
+cake_truesize(uint32_t len)
+{
+	if (len > UINT32_MAX - (CAKE_TRUESIZE_ALIGN - 1))
+		return len;
+	return (len + CAKE_TRUESIZE_ALIGN - 1) & ~(CAKE_TRUESIZE_ALIGN - 1);
+}
 
 /* Engine error codes (never errno). */
 enum cake_err {
@@ -303,6 +312,7 @@ struct cake_stats {
 	uint32_t		avg_netoff;
 	uint64_t		non_ip_pkts;	/* parsed as non-IP or malformed */
 	uint64_t		gso_splits;	/* super-packets cut into segments */
+	uint64_t		gso_whole;	/* split-gso, kept whole: left at once */
 	uint32_t		tin_count;
 	struct cake_tin_stats	tins[CAKE_MAX_TINS];
 };

@@ -84,9 +84,9 @@ int	keywords_parse_size(const char *s, uint64_t *bytes, char *err,
 /* Rate as tc prints it ("20Mbit"), exact enough to parse back. */
 int	keywords_format_rate(uint64_t rate_Bps, char *buf, size_t len);
 /*
- * Time as tc prints it for statistics ("5ms", "100ms", "14.6ms", "1.5s",
- * "727us"): in s or ms with up to one decimal, rounded to nearest, or whole
- * us below 1ms. Exact for any value that one decimal can express.
+ * Time as tc prints it for statistics ("5ms", "110ms", "14.6ms", "8.64ms",
+ * "1.5s", "727us"): tc's "%.3g" in s from 1s, in ms from 1ms, else whole
+ * us (iproute2 tc/tc_util.c print_time()).
  */
 int	keywords_format_time(uint64_t time_us, char *buf, size_t len);
 /* Size as tc prints it ("5000000b", "15140Kb"). */

@@ -150,8 +150,6 @@ struct kw_parse {
 	bool			 overhead_set;
 	bool			 raw;
 	const char		*rtt_by;	/* keyword that set the rtt */
-	bool			 rate_set;	/* bandwidth or unlimited given */
-	bool			 split_set;	/* [no-]split-gso given */
 };
 
 static int	kw_fail(char *, size_t, const char *, ...)
@@ -447,7 +445,6 @@ kw_apply_value(struct kw_parse *p, const struct keyword *k, const char *val,
 
 		p->cfg.rate_Bps = v64;
 		p->cfg.autorate_ingress = false;
-		p->rate_set = true;
 		return 0;
 	case KW_RTT:
 		if (keywords_parse_time(val, &v32, e, sizeof(e)) == -1)
@@ -492,7 +489,6 @@ kw_apply_flag(struct kw_parse *p, const struct keyword *k)
 	case KW_UNLIMITED:
 		p->cfg.rate_Bps = 0;
 		p->cfg.autorate_ingress = false;
-		p->rate_set = true;
 		break;
 	case KW_AUTORATE:
 		p->cfg.autorate_ingress = true;
@@ -515,7 +511,6 @@ kw_apply_flag(struct kw_parse *p, const struct keyword *k)
 		break;
 	case KW_SPLIT_GSO:
 		p->cfg.split_gso = k->mode;
-		p->split_set = true;
 		break;
 	case KW_ACK:
 		p->cfg.ack_filter = (enum cake_ack_filter)k->mode;
@@ -580,12 +575,6 @@ kw_find(const char *tok)
 static int
 kw_finish(struct kw_parse *p, char *err, size_t errlen)
 {
-	/*
-	 * A rate given without [no-]split-gso brings its default: split at
-	 * up to 1 Gbit/s, not above and not unlimited (cake.h).
-	 */
-	if (p->rate_set && !p->split_set)
-		p->cfg.split_gso = cake_split_gso_default(p->cfg.rate_Bps);
 	if (!p->overhead_set)
 		return 0;
 	if (p->overhead_sum < KW_OVERHEAD_MIN ||

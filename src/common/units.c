@@ -213,28 +213,53 @@ units_format_rate(uint64_t rate_Bps, char *buf, size_t len)
 	return units_print(buf, len, bits, "bit");
 }
 
-/* The largest of s, ms and us that reaches 1, with one decimal at most. */
+/*
+ * A statistic as tc prints it: print_time() in iproute2's tc/tc_util.c
+ * gives "%.3gs" from 1 s, "%.3gms" from 1 ms, else "%uus", i.e. three
+ * significant digits ("110ms", "14.5ms", "8.64ms"), with %g's quirks
+ * (999.6 ms prints "1e+03ms", as tc does).
+ */
+static int
+units_format_stat_time(uint64_t time_us, char *buf, size_t len)
+{
+	int	n;
+
+	if (time_us >= K10 * K10)
+		n = snprintf(buf, len, "%.3gs", (double)time_us / 1e6);
+	else if (time_us >= K10)
+		n = snprintf(buf, len, "%.3gms", (double)time_us / 1e3);
+	else
+		return units_print(buf, len, time_us, "us");
+	if (n < 0 || (size_t)n >= len) {
+		buf[0] = '\0';
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * exact (an option such as rtt): the largest of s, ms and us that reaches
+ * 1 and loses nothing, with one decimal at most. Otherwise a statistic.
+ */
 int
 units_format_time(uint64_t time_us, bool exact, char *buf, size_t len)
 {
 	static const struct { const char *unit; uint64_t us; } units[] = {
 		{ "s", K10 * K10 }, { "ms", K10 },
 	};
-	uint64_t	tenth, t, lim;
+	uint64_t	tenth, t;
 	size_t		i, pos = 0;
 	int		rc;
 
 	if (buf == NULL || len == 0)
 		return -1;
+	if (!exact)
+		return units_format_stat_time(time_us, buf, len);
 	for (i = 0; i < NUNITS(units); i++) {
 		tenth = units[i].us / 10;
-		lim = units[i].us;
-		/* Rounded, 999.95ms would be 1000.0ms: print 1s instead. */
-		if (!exact && i == 0)
-			lim -= units[1].us / 20;
-		if (time_us < lim || (exact && time_us % tenth != 0))
+		if (time_us < units[i].us || time_us % tenth != 0)
 			continue;
-		t = time_us / tenth + (time_us % tenth >= tenth / 2);
+		t = time_us / tenth;
 		if (t % 10 == 0)
 			rc = units_append(buf, len, &pos, "%" PRIu64 "%s",
 			    t / 10, units[i].unit);

@@ -35,8 +35,9 @@ enum units_err	units_parse(enum units_kind kind, const char *s,
 /* "20Mbit", "6250Kbit", "160000008bit": the largest exact unit. */
 int	units_format_rate(uint64_t rate_Bps, char *buf, size_t len);
 /*
- * "5ms", "14.6ms", "1.5s", "727us". exact: never round (use a smaller unit
- * instead), so that units_parse() gives time_us back.
+ * exact: "5ms", "1.5s", "14600us": never rounded (a smaller unit instead),
+ * so that units_parse() gives time_us back. Otherwise tc's statistics
+ * form, three significant digits: "14.6ms", "110ms", "727us".
  */
 int	units_format_time(uint64_t time_us, bool exact, char *buf, size_t len);
 /* "4Mb", "15140Kb", "10000b": the largest exact unit. */

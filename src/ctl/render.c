@@ -110,11 +110,27 @@ render_u64(const struct json_value *obj, const char *key, int *bad)
 	return v;
 }
 
+/*
+ * tc's "requeues": packets the device refused and the qdisc took back
+ * (dev_requeue_skb()). caked's equivalent is a write the egress device
+ * refused with EAGAIN, the frame kept for the next try (io.tx_blocked).
+ * Written as " requeues N" when the reply has it, else left out.
+ */
+static void
+render_requeues(const struct json_value *d, char *buf, size_t len)
+{
+	uint64_t	v;
+
+	buf[0] = '\0';
+	if (json_get_u64(json_get(d, "io"), "tx_blocked", &v) == 0)
+		(void)snprintf(buf, len, " requeues %" PRIu64, v);
+}
+
 static int
 render_globals(FILE *fp, const char *dir, const struct json_value *d)
 {
 	char		used[RENDER_CELL], limit[RENDER_CELL], cap[RENDER_CELL];
-	char		backlog[RENDER_CELL];
+	char		backlog[RENDER_CELL], requeues[RENDER_CELL];
 	const char	*opts = json_get_str(d, CTL_KEY_OPTIONS);
 	int		bad = 0;
 
@@ -125,14 +141,15 @@ render_globals(FILE *fp, const char *dir, const struct json_value *d)
 	    sizeof(cap));
 	bad |= render_value(d, "backlog_bytes", RENDER_SIZE, backlog,
 	    sizeof(backlog));
+	render_requeues(d, requeues, sizeof(requeues));
 	fprintf(fp, "qdisc cake %s: %s\n", dir, opts != NULL ? opts : "?");
 	fprintf(fp, " Sent %" PRIu64 " bytes %" PRIu64 " pkt (dropped %" PRIu64
-	    ", overlimits %" PRIu64 " requeues 0)\n",
+	    ", overlimits %" PRIu64 "%s)\n",
 	    render_u64(d, "sent_bytes", &bad), render_u64(d, "sent_packets",
 	    &bad), render_u64(d, "drops", &bad), render_u64(d, "overlimits",
-	    &bad));
-	fprintf(fp, " backlog %s %" PRIu64 "p requeues 0\n", backlog,
-	    render_u64(d, "backlog_packets", &bad));
+	    &bad), requeues);
+	fprintf(fp, " backlog %s %" PRIu64 "p%s\n", backlog,
+	    render_u64(d, "backlog_packets", &bad), requeues);
 	fprintf(fp, " memory used: %s of %s\n", used, limit);
 	fprintf(fp, " capacity estimate: %s\n", cap);
 	fprintf(fp, " min/max network layer size: %12" PRIu64 " /%8" PRIu64
@@ -327,6 +344,8 @@ static const struct render_metric render_metrics_table[] = {
 	    "Packets parsed as non-IP or malformed." },
 	{ RENDER_DIR, "gso_splits", "gso_splits_total", true, false,
 	    "GSO super-packets split into segments." },
+	{ RENDER_DIR, "gso_whole", "gso_whole_total", true, false,
+	    "GSO super-packets kept whole with split-gso (left at once)." },
 	{ RENDER_TIN, "threshold_rate", "tin_threshold_bytes_per_second",
 	    false, false, "Tin threshold rate." },
 	{ RENDER_TIN, "target_us", "tin_target_seconds", false, true,

@@ -332,33 +332,6 @@ config_dir_key(struct config_ctx *ctx, int sec, const char *key, int lineno,
 	*cc = next;
 }
 
-/*
- * options comes first, so a bandwidth key after it brings the split-gso
- * default of its rate; a split-gso or no-split-gso written in options
- * must still win (unless the split-gso key itself is set).
- */
-static void
-config_dir_options_split(struct config_ctx *ctx, int sec,
-    struct cake_config *cc)
-{
-	char	 value[INIFILE_LINE_MAX + 1];
-	char	*argv[CONFIG_TOKENS_MAX];
-	int	 argc, i;
-
-	if (inifile_find(ctx->file, sec, "options") == 0 ||
-	    inifile_find(ctx->file, sec, "split-gso") != 0)
-		return;
-	config_value(ctx, sec, "options", value, sizeof(value));
-	if ((argc = config_split(value, argv, CONFIG_TOKENS_MAX)) == -1)
-		return;		/* reported */
-	for (i = 0; i < argc; i++) {
-		if (strcmp(argv[i], "split-gso") == 0)
-			cc->split_gso = true;
-		else if (strcmp(argv[i], "no-split-gso") == 0)
-			cc->split_gso = false;
-	}
-}
-
 void
 config_dir(struct config_ctx *ctx, int sec, struct cake_config *cc)
 {
@@ -386,5 +359,4 @@ config_dir(struct config_ctx *ctx, int sec, struct cake_config *cc)
 		if (line != 0)
 			config_dir_key(ctx, sec, key, line, &dir_keys[i], cc);
 	}
-	config_dir_options_split(ctx, sec, cc);
 }

@@ -62,6 +62,7 @@ static const struct ctlcmd_field ctlcmd_globals[] = {
 	CTLCMD_G("avg_hdr_offset", avg_netoff),
 	CTLCMD_G("non_ip_packets", non_ip_pkts),
 	CTLCMD_G("gso_splits", gso_splits),
+	CTLCMD_G("gso_whole", gso_whole),
 };
 
 /* Per-tin values, doc/cake.md §8 order, `tc -j` names. */

@@ -191,6 +191,7 @@ datapath_enqueue(struct datapath *dp, struct cake_pkt *pkt, uint32_t len,
 		return;
 	}
 	pkt->len = len;
+	pkt->truesize = cake_truesize(len);	/* its bytes, not the buffer */
 	cake_parse(pkt->data, len, dp->link, &pkt->meta);
 	pkt->meta_valid = true;
 	datapath_count_kind(dp, &pkt->meta);

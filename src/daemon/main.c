@@ -26,6 +26,8 @@
 
 #include "caked/cake.h"
 #include "daemon/config.h"
+#include "daemon/datapath.h"
+#include "daemon/gro.h"
 #include "daemon/ctlsock.h"
 #include "daemon/log.h"
 #include "daemon/loop.h"
@@ -202,6 +204,24 @@ main_devices(struct main_state *ms)
 	return 0;
 }
 
+/*
+ * Memory is charged by bytes (cake_truesize()), so a flood of small
+ * frames could empty the pool before memlimit binds, and the pool would
+ * then drop at the read, from every flow alike. The engine is told how
+ * many packets it may keep, leaving room for a read chunk, the segments
+ * of one super-packet and a held run, so that it drops from the fattest
+ * flow first, as for memlimit.
+ */
+static uint32_t
+main_queue_bound(const struct pool *p)
+{
+	struct pool_stats	st;
+	uint32_t		reserve = DATAPATH_RX_CHUNK + 2 * GRO_SEGS_MAX;
+
+	pool_get_stats(p, &st);
+	return st.bufs > 2 * reserve ? st.bufs - reserve : st.bufs / 2 + 1;
+}
+
 static int
 main_engines(struct main_state *ms)
 {
@@ -232,6 +252,7 @@ main_engines(struct main_state *ms)
 			log_warnx("%s: no large buffers: super-packets will "
 			    "be dropped", config_dir_name(i));
 		env.alloc_arg = ms->pool[i];
+		env.max_pkts = main_queue_bound(ms->pool[i]);
 		/* Both devices have vnet headers, or neither has. */
 		env.keep_partial_csum = tun_has_vnet(ms->fd[i]);
 		if ((ms->cake[i] = cake_create(&ms->cfg.cake[i], &env,

@@ -94,6 +94,8 @@ append(struct cake *c, unsigned int tin, unsigned int idx,
 	t->backlog_bytes += pkt->len;
 	t->backlogs[idx] += pkt->len;
 	c->backlog_bytes += pkt->len;
+	if (c->backlog_pkts == 0)
+		c->backlog_since_ns = pkt->enqueue_ns;
 	c->backlog_pkts++;
 	c->buffer_used += pkt->truesize;
 	if (overflow_active(&c->heap))
@@ -221,34 +223,69 @@ drop_fattest(struct cake *c, uint64_t now_ns)
 	return entry;
 }
 
-static int
-enqueue_one(struct cake *c, struct cake_pkt *pkt, uint64_t now_ns,
-    bool may_filter)
+/*
+ * The length sch_cake sees for a packet: qdisc_pkt_len(), which
+ * qdisc_pkt_len_init() (net/core/dev.c) sets for a GSO packet to its
+ * length plus the headers of every segment after the first, i.e. the
+ * bytes its segments will have on the wire, L2 header included.
+ */
+static uint32_t
+qdisc_len(const struct cake_pkt *pkt)
 {
-	unsigned int	 tin = classify(c, pkt), idx;
+	unsigned int	segs = gso_segs(pkt);
+
+	if (pkt->gso_type == CAKE_GSO_NONE || segs <= 1)
+		return pkt->len;
+	return pkt->len + (segs - 1) * gso_hdr_len(pkt);
+}
+
+/*
+ * §2: no credit accumulates while idle. Into an empty instance whose
+ * clocks are both in the future (a packet has just left), sch_cake's
+ * cake_enqueue() arms the watchdog and counts an overlimit, as its
+ * dequeue does when the shaper refuses: caked counts both the same way.
+ */
+static void
+enqueue_idle_clocks(struct cake *c, uint64_t now_ns)
+{
+	if (c->backlog_pkts != 0)
+		return;
+	if (c->time_next_ns < now_ns) {
+		c->time_next_ns = now_ns;
+		c->failsafe_next_ns = now_ns;
+	} else if (c->rate.ns != 0 && c->time_next_ns > now_ns &&
+	    c->failsafe_next_ns > now_ns)
+		c->overlimits++;
+}
+
+/*
+ * Queues one packet into flow queue idx of tin (chosen once for a
+ * super-packet, as sch_cake classifies before it splits). skblen is the
+ * length sch_cake's max_len statistic sees (qdisc_len() of the packet as
+ * it came, before any split), or 0 for the second and later segments.
+ */
+static int
+enqueue_one(struct cake *c, struct cake_pkt *pkt, unsigned int tin,
+    unsigned int idx, uint64_t now_ns, bool may_filter, uint32_t skblen)
+{
 	struct cake_tin	*t = &c->tins[tin];
 	uint32_t	 entry;
 	bool		 self = false;
 
-	idx = flows_lookup(c, t, pkt);
 	charge(c, pkt);
 	pkt->tin = (uint8_t)tin;
 	pkt->enqueue_ns = now_ns;
 	pkt->drop_reason = CAKE_DROP_NONE;
 
-	/* No credit accumulates while idle (§2). */
-	if (c->backlog_pkts == 0 && c->time_next_ns < now_ns) {
-		c->time_next_ns = now_ns;
-		c->failsafe_next_ns = now_ns;
-	}
+	enqueue_idle_clocks(c, now_ns);
 	if (t->backlog_bytes == 0 && t->time_next_ns < now_ns)
 		t->time_next_ns = now_ns;
 
 	append(c, tin, idx, pkt);
 	t->pkts++;
 	t->bytes += pkt->len;
-	if (pkt->len > t->max_len)
-		t->max_len = pkt->len;
+	if (skblen > t->max_len)
+		t->max_len = skblen;
 	if (may_filter && c->cfg.ack_filter != CAKE_ACK_NONE &&
 	    pkt->meta.tuple.proto == 6 && pkt->meta.l4_off != 0)
 		ack_filter(c, tin, idx, pkt, now_ns);
@@ -257,7 +294,8 @@ enqueue_one(struct cake *c, struct cake_pkt *pkt, uint64_t now_ns,
 
 	if (c->buffer_used > c->buffer_max_used)
 		c->buffer_max_used = c->buffer_used;
-	while (c->buffer_used > c->buffer_limit && c->backlog_pkts > 0) {
+	while ((c->buffer_used > c->buffer_limit || (c->env.max_pkts != 0 &&
+	    c->backlog_pkts > c->env.max_pkts)) && c->backlog_pkts > 0) {
 		entry = drop_fattest(c, now_ns);
 		if (entry == DROP_NONE)
 			break;
@@ -269,9 +307,11 @@ enqueue_one(struct cake *c, struct cake_pkt *pkt, uint64_t now_ns,
 
 /* §7: cuts a GSO super-packet into segments and queues each. */
 static int
-enqueue_split(struct cake *c, struct cake_pkt *pkt, uint64_t now_ns)
+enqueue_split(struct cake *c, struct cake_pkt *pkt, unsigned int tin,
+    unsigned int idx, uint64_t now_ns)
 {
 	struct cake_pkt	*segs = NULL, *s, *next;
+	uint32_t	 skblen = qdisc_len(pkt);
 	int		 n, ret = CAKE_ENQ_QUEUED;
 
 	n = gso_split(pkt, &c->env, &segs);
@@ -287,24 +327,59 @@ enqueue_split(struct cake *c, struct cake_pkt *pkt, uint64_t now_ns)
 	c->gso_splits++;
 	for (s = segs; s != NULL; s = next) {
 		next = s->next;
-		if (enqueue_one(c, s, now_ns, false) == CAKE_ENQ_DROPPED)
+		if (enqueue_one(c, s, tin, idx, now_ns, false, skblen) ==
+		    CAKE_ENQ_DROPPED)
 			ret = CAKE_ENQ_DROPPED;
+		skblen = 0;
 	}
 	cake_drop_pkt(c, pkt, CAKE_DROP_SPLIT);
 	return ret;
 }
 
+/*
+ * With split-gso, whether a super-packet for flow queue idx of tin may
+ * stay whole because its segments would leave back to back anyway. Only
+ * unlimited (a shaped rate spaces segments out), and only when no other
+ * flow's packet could go between them: the queues are empty, or hold
+ * only what arrived at this same instant (the caller's current batch,
+ * which its next dequeue pass sends in full), or hold nothing but this
+ * flow's own packets, whose segments DRR would send in a row (and the
+ * daemon writes consecutive segments of a flow as one super-packet
+ * again). Cutting it would then change nothing but cost the copy. Its
+ * bytes are charged per segment either way; as soon as another flow has
+ * something queued, or under any shaped rate, it is cut as in sch_cake.
+ */
+static bool
+leaves_at_once(const struct cake *c, unsigned int tin, unsigned int idx,
+    uint64_t now_ns)
+{
+	if (c->rate.ns != 0)
+		return false;
+	return c->backlog_pkts == 0 || c->backlog_since_ns == now_ns ||
+	    c->tins[tin].backlogs[idx] == c->backlog_bytes;
+}
+
 int
 cake_enqueue(struct cake *c, struct cake_pkt *pkt, uint64_t now_ns)
 {
+	unsigned int	tin, idx;
+	bool		gso;
+
 	if (!pkt->meta_valid) {
 		cake_parse(pkt->data, pkt->len, c->env.link, &pkt->meta);
 		pkt->meta_valid = true;
 	}
 	if (pkt->meta.l3 == CAKE_L3_NONE)
 		c->non_ip_pkts++;
-	if (pkt->gso_type != CAKE_GSO_NONE && pkt->gso_size != 0 &&
-	    c->cfg.split_gso && gso_segs(pkt) > 1)
-		return enqueue_split(c, pkt, now_ns);
-	return enqueue_one(c, pkt, now_ns, pkt->gso_type == CAKE_GSO_NONE);
+	tin = classify(c, pkt);
+	idx = flows_lookup(c, &c->tins[tin], pkt);
+	gso = pkt->gso_type != CAKE_GSO_NONE && pkt->gso_size != 0 &&
+	    gso_segs(pkt) > 1;
+	if (gso && c->cfg.split_gso) {
+		if (!leaves_at_once(c, tin, idx, now_ns))
+			return enqueue_split(c, pkt, tin, idx, now_ns);
+		c->gso_whole++;
+	}
+	return enqueue_one(c, pkt, tin, idx, now_ns,
+	    pkt->gso_type == CAKE_GSO_NONE, qdisc_len(pkt));
 }

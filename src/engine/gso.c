@@ -299,7 +299,7 @@ gso_fill_pkt(struct cake_pkt *seg, const struct cake_pkt *pkt,
     bool partial)
 {
 	seg->len = len_bytes;
-	seg->truesize = seg->cap;
+	seg->truesize = cake_truesize(len_bytes);
 	seg->mark = pkt->mark;
 	seg->meta_valid = true;
 	seg->hash_valid = pkt->hash_valid;

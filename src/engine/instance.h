@@ -119,6 +119,7 @@ struct cake {
 	uint64_t		buffer_limit;
 	uint64_t		backlog_pkts;
 	uint64_t		backlog_bytes;
+	uint64_t		backlog_since_ns; /* when it last left 0 */
 	uint32_t		*backlogs;	/* by cake_entry() */
 	struct overflow		heap;
 
@@ -137,6 +138,7 @@ struct cake {
 	uint64_t		overlimits;
 	uint64_t		non_ip_pkts;
 	uint64_t		gso_splits;
+	uint64_t		gso_whole;	/* left whole at once (enqueue.c) */
 	uint32_t		min_netlen;
 	uint32_t		max_netlen;
 	uint32_t		min_adjlen;

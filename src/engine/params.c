@@ -20,7 +20,7 @@ cake_config_default(struct cake_config *cfg)
 	cfg->wash = false;
 	cfg->ingress = false;
 	cfg->ack_filter = CAKE_ACK_NONE;
-	cfg->split_gso = cake_split_gso_default(cfg->rate_Bps);
+	cfg->split_gso = true;			/* as sch_cake, at every rate */
 	cfg->rtt_us = 100000;			/* internet: 100 ms */
 	cfg->target_us = 5000;			/* 5 ms */
 	cfg->raw = true;

@@ -72,6 +72,7 @@ cake_get_stats(const struct cake *c, struct cake_stats *st)
 	st->avg_netoff = (uint32_t)((c->avg_netoff + 0x8000) >> 16);
 	st->non_ip_pkts = c->non_ip_pkts;
 	st->gso_splits = c->gso_splits;
+	st->gso_whole = c->gso_whole;
 	st->tin_count = c->layout.count;
 	for (i = 0; i < c->layout.count; i++)
 		tin_stats(c, c->layout.display[i], &st->tins[i], i);

@@ -7,8 +7,8 @@
 #  2. Datapath: iperf3 TCP throughput and 64-byte UDP packets per second
 #     (tests/bench/udpblast) through (a) the kernel bridge alone, (b) the
 #     bare TAP forwarder tests/bench/tapfwd, plain and with offloads (-o),
-#     and (c) caked with `unlimited` (by default no-split-gso at that
-#     rate, and with split-gso forced);
+#     and (c) caked with `unlimited` (split-gso, the default, and with
+#     no-split-gso);
 #     ratios c/b and c/a. Twice: veths without offloads (MTU-sized packets
 #     everywhere, as the netns tests run) and with the kernel's default
 #     offloads (TSO/GSO/GRO: super-packets reach the TAP devices).
@@ -86,7 +86,7 @@ start_tapfwd()
 }
 
 # start_fwd KIND: bridge (nothing to start), tapfwd, tapfwd-o, caked,
-# caked-split, caked-nooffload.
+# caked-nosplit, caked-nooffload.
 start_fwd()
 {
 	NETNS_CONF_GENERAL=""
@@ -95,8 +95,8 @@ start_fwd()
 	tapfwd) start_tapfwd ;;
 	tapfwd-o) start_tapfwd -o ;;
 	caked) netns_start_caked unlimited unlimited >&2 ;;
-	caked-split)
-		netns_start_caked unlimited unlimited split-gso >&2 ;;
+	caked-nosplit)
+		netns_start_caked unlimited unlimited no-split-gso >&2 ;;
 	caked-nooffload)
 		NETNS_CONF_GENERAL="offload = no"
 		netns_start_caked unlimited unlimited >&2 ;;
@@ -159,7 +159,7 @@ datapath_config()
 		datapath_row "$cfg" "$kind"
 		echo " | |"
 	done
-	for kind in caked caked-split caked-nooffload; do
+	for kind in caked caked-nosplit caked-nooffload; do
 		datapath_row "$cfg" "$kind"
 		var=${kind//-/_}
 		eval "tcp=\$TCP_$var pps=\$PPS_$var"
@@ -228,9 +228,8 @@ datapath_part()
 	echo "2-core VM: one run can lose 20 % to a neighbour)."
 	echo "veths \"plain\": TSO/GSO/GRO off; \"offload\":"
 	echo "kernel defaults. Ratios: caked / tapfwd, caked / tapfwd -o,"
-	echo "caked / bridge. caked runs \`unlimited\` (offload = yes; GSO is not"
-	echo "split by default when unlimited), \`unlimited split-gso\`, and"
-	echo "\`offload = no\`."
+	echo "caked / bridge. caked runs \`unlimited\` (offload = yes; split-gso,"
+	echo "the default), \`unlimited no-split-gso\`, and \`offload = no\`."
 	echo
 	echo "| veths | forwarder | TCP Mbit/s | 64 B pps | ratio TCP c/b, c/b-o, c/a | ratio pps c/b, c/b-o, c/a |"
 	echo "|---|---|---:|---:|---|---|"

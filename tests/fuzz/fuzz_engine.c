@@ -125,8 +125,9 @@ ef_alloc(void *arg, uint32_t cap)
 	if (cap > EF_BUF_BYTES || (b = ef_get(true)) == NULL)
 		return NULL;
 	b->pkt.cap = cap;
-	if (cap > ef.max_truesize)
-		ef.max_truesize = cap;	/* the engine charges segments cap */
+	/* The engine charges a segment cake_truesize(len), len <= cap. */
+	if (cake_truesize(cap) > ef.max_truesize)
+		ef.max_truesize = cake_truesize(cap);
 	return &b->pkt;
 }
 

@@ -17,8 +17,8 @@
 #define LINE_LEN	512
 
 /* The middle of the default line, between "bandwidth X" and the rtt. */
-/* Unlimited: GSO is not split by default (cake_split_gso_default()). */
-#define DEF_MID	"diffserv3 triple-isolate nonat nowash no-ack-filter no-split-gso"
+/* GSO is split by default at every rate, unlimited included (sch_cake). */
+#define DEF_MID	"diffserv3 triple-isolate nonat nowash no-ack-filter split-gso"
 #define RATE_MID "diffserv3 triple-isolate nonat nowash no-ack-filter split-gso"
 #define DEF_LINE "bandwidth unlimited " DEF_MID " rtt 100ms raw overhead 0"
 

@@ -391,6 +391,237 @@ gso_split_or_charged_per_segment(void **state)
 	cake_destroy(c);
 }
 
+/*
+ * split-gso is the default at every rate, as in sch_cake, but unlimited
+ * a super-packet whose segments would leave back to back anyway stays
+ * whole (enqueue.c, leaves_at_once()): into an empty instance, one
+ * holding only what came at the same instant, or one holding only its
+ * own flow's packets. Once another flow has waited since an earlier
+ * instant, or under a shaped rate, it is cut as the kernel cuts it.
+ */
+static void
+gso_kept_whole_only_when_it_leaves_at_once(void **state)
+{
+	struct cake	  *c = h_create("besteffort", CAKE_LINK_IP);
+	struct cake_stats  st;
+	struct h_flow	   f;
+
+	(void)state;
+	(void)cake_enqueue(c, gso_packet(2000, 500), 0);
+	(void)cake_enqueue(c, gso_packet(2000, 500), 0);	/* same batch */
+	(void)cake_enqueue(c, gso_packet(2000, 500), 1000);	/* own flow */
+	cake_get_stats(c, &st);
+	assert_int_equal(st.gso_whole, 3);
+	assert_int_equal(st.gso_splits, 0);
+	assert_int_equal(st.backlog_pkts, 3);
+	memset(&f, 0, sizeof(f));
+	f.proto = 17;
+	f.src = HOST_B;
+	f.dst = SRV_X;
+	f.len = 100;
+	(void)cake_enqueue(c, h_ipv4(&f, false), 1000);	/* another flow */
+	(void)cake_enqueue(c, gso_packet(2000, 500), 2000);
+	cake_get_stats(c, &st);
+	assert_int_equal(st.gso_whole, 3);
+	assert_int_equal(st.gso_splits, 1);
+	assert_int_equal(st.backlog_pkts, 8);
+	assert_int_equal(h_destroy(c), 0);
+
+	c = h_create("bandwidth 1gbit besteffort", CAKE_LINK_IP);
+	(void)cake_enqueue(c, gso_packet(2000, 500), 0);
+	cake_get_stats(c, &st);
+	assert_int_equal(st.gso_whole, 0);
+	assert_int_equal(st.gso_splits, 1);
+	assert_int_equal(h_destroy(c), 0);
+}
+
+/*
+ * max_len is sch_cake's max_skblen: the largest qdisc_pkt_len() seen at
+ * enqueue, before any split. qdisc_pkt_len_init() (net/core/dev.c) gives
+ * a GSO packet its length plus the headers of its other segments:
+ * 2000 bytes of payload in 500-byte segments behind 20 + 20 bytes of
+ * IPv4 and TCP is 2040 + 3 x 40 = 2160, split or not; a plain 1000-byte
+ * packet is 1000.
+ */
+static void
+max_len_is_the_packet_as_enqueued(void **state)
+{
+	static const char *const modes[] = {
+		"bandwidth 10mbit besteffort",
+		"bandwidth 10mbit besteffort no-split-gso",
+		"besteffort",
+	};
+	struct cake	  *c;
+	struct cake_stats  st;
+	struct h_flow	   f;
+	size_t		   i;
+
+	(void)state;
+	for (i = 0; i < sizeof(modes) / sizeof(modes[0]); i++) {
+		c = h_create(modes[i], CAKE_LINK_IP);
+		memset(&f, 0, sizeof(f));
+		f.proto = 17;
+		f.src = HOST_A;
+		f.dst = SRV_X;
+		f.len = 1000;
+		(void)cake_enqueue(c, h_ipv4(&f, false), 0);
+		cake_get_stats(c, &st);
+		assert_int_equal(st.tins[0].max_pkt_len, 1000);
+		(void)cake_enqueue(c, gso_packet(2000, 500), 0);
+		cake_get_stats(c, &st);
+		if (st.tins[0].max_pkt_len != 2160)
+			fail_msg("%s: max_len %u", modes[i],
+			    (unsigned int)st.tins[0].max_pkt_len);
+		assert_int_equal(h_destroy(c), 0);
+	}
+}
+
+/*
+ * overlimits as sch_cake counts them: cake_dequeue() adds one each time
+ * the global shaper refuses (both clocks in the future), and
+ * cake_enqueue() adds one when a packet comes into an empty qdisc whose
+ * clocks are both still in the future (it arms the watchdog). At 1 Mbit
+ * a 1000-byte packet sent at 0 holds the clocks until 8 ms (failsafe
+ * 12 ms): a packet at 1 ms counts 1 at enqueue, refused dequeues at 1 and
+ * 2 ms count 2 more, and the one at 20 ms goes: 3 in all.
+ */
+static void
+overlimits_count_refusals_at_enqueue_and_dequeue(void **state)
+{
+	struct cake	  *c = h_create("bandwidth 1mbit besteffort",
+			      CAKE_LINK_IP);
+	struct cake_stats  st;
+	struct h_flow	   f;
+	const uint64_t	   ms = 1000000;
+
+	(void)state;
+	memset(&f, 0, sizeof(f));
+	f.proto = 17;
+	f.src = HOST_A;
+	f.dst = SRV_X;
+	f.len = 1000;
+	(void)cake_enqueue(c, h_ipv4(&f, false), 0);
+	h_free(cake_dequeue(c, 0));
+	cake_get_stats(c, &st);
+	assert_int_equal(st.overlimits, 0);
+	(void)cake_enqueue(c, h_ipv4(&f, false), 1 * ms);
+	cake_get_stats(c, &st);
+	assert_int_equal(st.overlimits, 1);
+	assert_null(cake_dequeue(c, 1 * ms));
+	assert_null(cake_dequeue(c, 2 * ms));
+	cake_get_stats(c, &st);
+	assert_int_equal(st.overlimits, 3);
+	h_free(cake_dequeue(c, 20 * ms));
+	cake_get_stats(c, &st);
+	assert_int_equal(st.overlimits, 3);
+	assert_int_equal(st.sent_pkts, 2);
+	assert_int_equal(h_destroy(c), 0);
+}
+
+/*
+ * Floods 4 flows of frames of len bytes (Ethernet) into a 100000-byte
+ * memlimit, each charged cake_truesize(len) as the daemon charges it;
+ * returns the largest backlog in bytes, and checks that memlimit, not
+ * anything else, is what dropped.
+ */
+static uint64_t
+memlimit_backlog(uint32_t len)
+{
+	struct cake	  *c = h_create("bandwidth 1mbit besteffort "
+			      "memlimit 100000", CAKE_LINK_ETHERNET);
+	struct cake_stats  st;
+	struct cake_pkt	  *p;
+	struct h_flow	   f;
+	uint64_t	   most = 0;
+	unsigned int	   i, n = 3 * 100000 / len + 64;
+
+	memset(&f, 0, sizeof(f));
+	f.proto = 17;
+	f.src = HOST_A;
+	f.dst = SRV_X;
+	f.len = len - 14;
+	for (i = 0; i < n; i++) {
+		f.sport = (uint16_t)(1000 + i % 4);
+		p = h_ipv4(&f, true);
+		p->truesize = cake_truesize(p->len);
+		(void)cake_enqueue(c, p, 0);
+		cake_get_stats(c, &st);
+		if (st.backlog_bytes > most)
+			most = st.backlog_bytes;
+	}
+	assert_true(st.dropped_pkts > 0);
+	assert_true(st.memory_used <= 100000 + cake_truesize(len));
+	assert_int_equal(h_destroy(c), 0);
+	return most;
+}
+
+/*
+ * sch_cake drops when the packets' truesize passes memlimit
+ * (cake_enqueue(): q->buffer_used > q->buffer_limit), truesize being
+ * the memory a packet really holds. caked's frames hold their bytes, in
+ * cache lines (cake_truesize()), so 64-byte floods reach the same byte
+ * backlog as 1514-byte ones, within 10 %; charged a whole pool buffer
+ * each, as before, 64-byte frames stopped at about a twentieth of it.
+ */
+static void
+memlimit_binds_at_the_same_bytes_for_small_and_full_frames(void **state)
+{
+	uint64_t	small, full;
+
+	(void)state;
+	small = memlimit_backlog(64);
+	full = memlimit_backlog(1514);
+	print_message("memlimit 100000: backlog %llu bytes with 64-byte "
+	    "frames, %llu with 1514-byte frames\n", (unsigned long long)small,
+	    (unsigned long long)full);
+	assert_true(small * 10 >= full * 9 && small * 10 <= full * 11);
+	assert_true(full > 90000 && full <= 100000);
+	assert_int_equal(cake_truesize(64), 64);
+	assert_int_equal(cake_truesize(65), 128);
+	assert_int_equal(cake_truesize(1514), 1536);
+}
+
+/*
+ * The caller's buffers bound the queue too (cake_env.max_pkts): past
+ * it the engine drops from the fattest flow, as for memlimit, so a
+ * flood of small frames never empties the daemon's pool.
+ */
+static void
+max_pkts_drops_from_the_fattest_flow(void **state)
+{
+	struct cake_config cfg;
+	struct cake_env	   env;
+	struct cake_stats  st;
+	struct cake	  *c;
+	struct h_flow	   f;
+	unsigned int	   i;
+	int		   e;
+
+	(void)state;
+	cake_config_default(&cfg);
+	cfg.rate_Bps = 125000;
+	memset(&env, 0, sizeof(env));
+	env.link = CAKE_LINK_IP;
+	env.mtu = 1500;
+	env.max_pkts = 100;
+	assert_non_null(c = cake_create(&cfg, &env, &e));
+	memset(&f, 0, sizeof(f));
+	f.proto = 17;
+	f.src = HOST_A;
+	f.dst = SRV_X;
+	f.len = 64;
+	for (i = 0; i < 300; i++) {
+		f.sport = (uint16_t)(i < 250 ? 1 : 2 + i);	/* one fat flow */
+		(void)cake_enqueue(c, h_ipv4(&f, false), 0);
+	}
+	cake_get_stats(c, &st);
+	assert_int_equal(st.backlog_pkts, 100);
+	assert_int_equal(st.dropped_pkts, 200);
+	/* the 50 one-packet flows all stayed: only the fat one lost */
+	assert_int_equal(st.tins[1].sparse_flows + st.tins[1].bulk_flows, 51);
+	assert_int_equal(h_destroy(c), 0);
+}
+
 /* autorate-ingress settles within 10% of a bursty 5 Mbit arrival rate. */
 static void
 autorate_ingress_converges(void **state)
@@ -447,6 +678,12 @@ main(void)
 		cmocka_unit_test(arp_counts_as_cs7),
 		cmocka_unit_test(ack_filter_thins_queued_acks),
 		cmocka_unit_test(gso_split_or_charged_per_segment),
+		cmocka_unit_test(gso_kept_whole_only_when_it_leaves_at_once),
+		cmocka_unit_test(max_len_is_the_packet_as_enqueued),
+		cmocka_unit_test(overlimits_count_refusals_at_enqueue_and_dequeue),
+		cmocka_unit_test(
+		    memlimit_binds_at_the_same_bytes_for_small_and_full_frames),
+		cmocka_unit_test(max_pkts_drops_from_the_fattest_flow),
 		cmocka_unit_test(autorate_ingress_converges),
 	};
 

@@ -61,7 +61,8 @@ static void
 create_rejects_bad_parameters(void **state)
 {
 	struct cake_config	cfg;
-	struct cake_env		env = { CAKE_LINK_IP, 1500, 1, NULL, NULL, false };
+	struct cake_env		env = { CAKE_LINK_IP, 1500, 1, NULL, NULL, false,
+				    0 };
 	int			err;
 
 	(void)state;

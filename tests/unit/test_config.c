@@ -185,14 +185,16 @@ empty_file_gives_defaults(void **state)
 	assert_false(cfg.shaped[CONFIG_UPLOAD]);
 }
 
-/* split-gso's default follows the bandwidth; an explicit choice wins. */
+/* split-gso is on at every bandwidth (sch_cake); an explicit choice wins. */
 static void
-split_gso_default_follows_the_bandwidth(void **state)
+split_gso_default_at_every_bandwidth(void **state)
 {
 	static const struct { const char *text; bool split; } cases[] = {
 		{ "[upload]\nbandwidth = 20mbit\n", true },
-		{ "[upload]\nbandwidth = unlimited\n", false },
-		{ "[upload]\nbandwidth = 2gbit\n", false },
+		{ "[upload]\nbandwidth = unlimited\n", true },
+		{ "[upload]\nbandwidth = 2gbit\n", true },
+		{ "[upload]\noptions = no-split-gso\nbandwidth = 2gbit\n",
+		    false },
 		{ "[upload]\nbandwidth = 20mbit\nsplit-gso = no\n", false },
 		{ "[upload]\nbandwidth = 2gbit\nsplit-gso = yes\n", true },
 		{ "[upload]\noptions = no-split-gso\nbandwidth = 20mbit\n",
@@ -675,7 +677,7 @@ main(void)
 		    nat_cache_keys_default_and_parse_with_or_without_unit),
 		cmocka_unit_test(empty_file_gives_defaults),
 		cmocka_unit_test(shipped_sample_loads),
-		cmocka_unit_test(split_gso_default_follows_the_bandwidth),
+		cmocka_unit_test(split_gso_default_at_every_bandwidth),
 		cmocka_unit_test(each_error_class_gives_its_located_message),
 		cmocka_unit_test(
 		    bad_keyword_values_use_the_keyword_parsers_message),

@@ -54,7 +54,7 @@ check_ip(const struct frame *f, const struct cake_pkt *seg, unsigned int i)
 static void
 check_meta(const struct frame *f, const struct cake_pkt *seg)
 {
-	assert_int_equal(seg->truesize, seg->cap);
+	assert_int_equal(seg->truesize, cake_truesize(seg->len));
 	assert_int_equal(seg->mark, TEST_MARK);
 	assert_true(seg->meta_valid);
 	assert_true(seg->hash_valid);

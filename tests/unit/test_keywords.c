@@ -43,7 +43,7 @@ test_tc_testing_lines_come_out_exactly(void **state)
 		    " rtt 100ms noatm overhead 128 mpu 256" },
 		{ "conservative ingress", "bandwidth unlimited diffserv3 "
 		    "triple-isolate nonat nowash ingress no-ack-filter "
-		    "no-split-gso rtt 100ms atm overhead 48" },
+		    "split-gso rtt 100ms atm overhead 48" },
 	};
 	size_t	i;
 
@@ -68,22 +68,23 @@ test_change_mpu_keeps_overhead(void **state)
 }
 
 /*
- * split-gso's default follows the rate given with it: on up to 1 Gbit/s,
- * off above and unlimited; an explicit keyword wins, and a change that
- * gives no rate keeps the setting in force.
+ * split-gso is on by default at every rate, unlimited included, as in
+ * sch_cake (cake_init() sets CAKE_FLAG_SPLIT_GSO; a change touches it
+ * only when TCA_CAKE_SPLIT_GSO is given): a rate never changes it, an
+ * explicit keyword always does.
  */
 static void
-test_split_gso_default_follows_the_rate(void **state)
+test_split_gso_default_at_every_rate(void **state)
 {
 	static const struct { const char *line; bool split; } cases[] = {
 		{ "bandwidth 20mbit", true },
 		{ "bandwidth 1gbit", true },
-		{ "bandwidth 1001mbit", false },
-		{ "unlimited", false },
-		{ "diffserv4", false },
+		{ "bandwidth 1001mbit", true },
+		{ "unlimited", true },
+		{ "diffserv4", true },
 		{ "bandwidth 20mbit no-split-gso", false },
 		{ "no-split-gso bandwidth 20mbit", false },
-		{ "split-gso unlimited", true },
+		{ "no-split-gso unlimited", false },
 		{ "bandwidth 10gbit split-gso", true },
 	};
 	struct cake_config	cfg;
@@ -97,11 +98,11 @@ test_split_gso_default_follows_the_rate(void **state)
 			fail_msg("'%s': split_gso %d", cases[i].line,
 			    cfg.split_gso);
 	}
-	parse_ok("bandwidth 20mbit", &cfg);
-	assert_int_equal(keywords_parse_line(&cfg, "diffserv4", err,
-	    sizeof(err)), 0);
-	assert_true(cfg.split_gso);
+	parse_ok("bandwidth 20mbit no-split-gso", &cfg);
 	assert_int_equal(keywords_parse_line(&cfg, "bandwidth 2gbit", err,
+	    sizeof(err)), 0);
+	assert_false(cfg.split_gso);
+	assert_int_equal(keywords_parse_line(&cfg, "unlimited", err,
 	    sizeof(err)), 0);
 	assert_false(cfg.split_gso);
 	assert_int_equal(keywords_parse_line(&cfg, "split-gso", err,
@@ -122,29 +123,29 @@ test_every_mode_keyword_prints_its_name(void **state)
 		{ "autorate-ingress", "bandwidth unlimited autorate-ingress "
 		    DEF_MID " rtt 100ms raw overhead 0" },
 		{ "besteffort wash nat", "bandwidth unlimited besteffort "
-		    "triple-isolate nat wash no-ack-filter no-split-gso rtt 100ms "
+		    "triple-isolate nat wash no-ack-filter split-gso rtt 100ms "
 		    "raw overhead 0" },
 		{ "precedence flowblind", "bandwidth unlimited precedence "
-		    "flowblind nonat nowash no-ack-filter no-split-gso rtt 100ms "
+		    "flowblind nonat nowash no-ack-filter split-gso rtt 100ms "
 		    "raw overhead 0" },
 		{ "diffserv8 srchost ack-filter", "bandwidth unlimited "
-		    "diffserv8 srchost nonat nowash ack-filter no-split-gso "
+		    "diffserv8 srchost nonat nowash ack-filter split-gso "
 		    "rtt 100ms raw overhead 0" },
 		{ "diffserv dsthost ack-filter-aggressive", "bandwidth "
 		    "unlimited diffserv4 dsthost nonat nowash "
-		    "ack-filter-aggressive no-split-gso rtt 100ms raw "
+		    "ack-filter-aggressive split-gso rtt 100ms raw "
 		    "overhead 0" },
 		{ "diffserv4 hosts no-split-gso", "bandwidth unlimited "
 		    "diffserv4 hosts nonat nowash no-ack-filter no-split-gso "
 		    "rtt 100ms raw overhead 0" },
 		{ "flows lan", "bandwidth unlimited diffserv3 flows nonat "
-		    "nowash no-ack-filter no-split-gso rtt 1ms raw overhead 0" },
+		    "nowash no-ack-filter split-gso rtt 1ms raw overhead 0" },
 		{ "dual-srchost datacentre", "bandwidth unlimited diffserv3 "
-		    "dual-srchost nonat nowash no-ack-filter no-split-gso "
+		    "dual-srchost nonat nowash no-ack-filter split-gso "
 		    "rtt 100us raw overhead 0" },
 		{ "dual-dsthost ingress egress satellite", "bandwidth "
 		    "unlimited diffserv3 dual-dsthost nonat nowash "
-		    "no-ack-filter no-split-gso rtt 1s raw overhead 0" },
+		    "no-ack-filter split-gso rtt 1s raw overhead 0" },
 		{ "nat nonat wash nowash ack-filter no-ack-filter no-split-gso "
 		    "split-gso diffserv8 diffserv3 flows triple-isolate",
 		    "bandwidth unlimited " RATE_MID " rtt 100ms raw overhead 0" },
@@ -509,7 +510,7 @@ test_queues_accepts_powers_of_two_from_1024_to_65536(void **state)
 	}
 	assert_prints("queues 1024", DEF_LINE);
 	assert_prints("queues 16384 besteffort", "bandwidth unlimited "
-	    "besteffort triple-isolate nonat nowash no-ack-filter no-split-gso "
+	    "besteffort triple-isolate nonat nowash no-ack-filter split-gso "
 	    "rtt 100ms raw overhead 0 queues 16384");
 	assert_prints("queues 65536 fwmark 0xff", "bandwidth unlimited "
 	    DEF_MID " rtt 100ms raw overhead 0 fwmark 0xff queues 65536");
@@ -552,7 +553,7 @@ main(void)
 		cmocka_unit_test(test_default_config_prints_tc_default_line),
 		cmocka_unit_test(test_tc_testing_lines_come_out_exactly),
 		cmocka_unit_test(test_change_mpu_keeps_overhead),
-		cmocka_unit_test(test_split_gso_default_follows_the_rate),
+		cmocka_unit_test(test_split_gso_default_at_every_rate),
 		cmocka_unit_test(test_every_mode_keyword_prints_its_name),
 		cmocka_unit_test(test_mode_keywords_set_their_fields),
 		cmocka_unit_test(test_flow_modes_map_to_kernel_numbers),

@@ -105,6 +105,44 @@ test_metrics_match_the_golden_exposition(void **state)
 	}
 }
 
+/*
+ * tc's requeues (dev_requeue_skb(): the device refused a dequeued
+ * packet) is caked's io.tx_blocked, a write refused with EAGAIN and the
+ * frame kept: printed in both of tc's places when the reply carries it,
+ * and left out, never a made-up 0, when it does not (the golden replies).
+ */
+static void
+test_requeues_is_the_blocked_writes_or_absent(void **state)
+{
+	static const char	 add[] = "\"io\":{\"tx_blocked\":7},";
+	struct json_value	*v;
+	char			 err[128], *json, *text = NULL;
+	size_t			 len, json_len, at, n = strlen(add);
+	FILE			*fp;
+
+	(void)state;
+	json = golden_read("stats-download.json", &json_len);
+	/* Give the download direction an io object with 7 blocked writes. */
+	assert_non_null(strstr(json, "\"tins\":"));
+	at = (size_t)(strstr(json, "\"tins\":") - json);
+	assert_non_null(json = realloc(json, json_len + n + 1));
+	memmove(json + at + n, json + at, json_len - at + 1);
+	memcpy(json + at, add, n);
+	assert_non_null(v = json_parse(json, json_len + n, err, sizeof(err)));
+	assert_non_null(fp = open_memstream(&text, &len));
+	assert_int_equal(render_stats(fp, v), 0);
+	assert_int_equal(fclose(fp), 0);
+	assert_non_null(strstr(text, "overlimits 0 requeues 7)\n"));
+	assert_non_null(strstr(text, " backlog 0b 0p requeues 7\n"));
+	free(text);
+	json_free(v);
+	free(json);
+	text = render_golden("stats-download", render_stats, &(int){0}, &len);
+	assert_null(strstr(text, "requeues"));
+	assert_non_null(strstr(text, "overlimits 0)\n"));
+	free(text);
+}
+
 static void
 test_incomplete_replies_are_reported(void **state)
 {
@@ -293,6 +331,7 @@ main(void)
 		cmocka_unit_test(test_stats_text_matches_the_golden_tc_layout),
 		cmocka_unit_test(test_tin_table_has_tc_column_widths),
 		cmocka_unit_test(test_metrics_match_the_golden_exposition),
+		cmocka_unit_test(test_requeues_is_the_blocked_writes_or_absent),
 		cmocka_unit_test(test_incomplete_replies_are_reported),
 		cmocka_unit_test(
 		    test_hosts_and_flows_tables_match_the_golden_text),

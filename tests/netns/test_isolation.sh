@@ -74,7 +74,8 @@ one_case()
 	local flood_pid=$!
 	netns_track "$flood_pid"
 	sleep 1
-	netns_ping_bg "$NS_C" "$SERVER_IP" $(( (SECS - 3) * 5 )) "$t-ping.txt" 0.2
+	netns_ping_bg "$NS_C" "$SERVER_IP" $(( (SECS - 3) * 5 )) "$t-ping.txt" \
+	    0.2
 	bps=$(netns_iperf "$t-tcp.json" $((SECS - 4)))
 	wait "$PING_PID"
 	wait "$flood_pid"

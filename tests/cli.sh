@@ -30,7 +30,7 @@ expect() {
 	fi
 }
 
-expect "--help exits 0 with usage" 0 '^usage: caked \[-dhstVv\] \[-c file\]$' \
+expect "--help exits 0 with usage" 0 '^usage: caked \[-dhstVvW\] \[-c file\]$' \
     "$caked" --help
 expect "-h exits 0 with usage" 0 '^usage: caked' "$caked" -h
 expect "--version prints the version" 0 '^caked [0-9]' "$caked" --version
@@ -54,9 +54,9 @@ expect "a bad configuration lists its first error" 1 \
     "$caked" -t -c "$tmp/bad.conf"
 expect "a bad configuration lists every error" 1 \
     "bad.conf:6: \[upload\] bandwidth: " "$caked" -t -c "$tmp/bad.conf"
-expect "a bad configuration is not OK" 1 'configuration has errors' \
+expect "a bad configuration is not OK" 1 "bad.conf:2: " \
     "$caked" -t -c "$tmp/bad.conf"
-expect "a bad configuration stops a real start too" 1 'bad.conf:4: ' \
+expect "a bad configuration stops a real start too" 1 'configuration has errors' \
     "$caked" -c "$tmp/bad.conf"
 
 # Start-up faults (README "When things go wrong"): one clear line and a
@@ -98,10 +98,26 @@ elif command -v setpriv >/dev/null 2>&1 &&
 	    "$caked" -t -c "$tmp/unreadable.conf"
 fi
 
+# -W: a note stops a real start too, with a line saying why.
+printf '[general]\nmode = tap\nlan = a\nwan = b\n[upload]\nbandwidth = 20mbps\n' \
+    >"$tmp/note.conf"
+expect "-W refuses to start on a note" 1 'notes are errors with -W' \
+    "$caked" -W -c "$tmp/note.conf"
+expect "without -W a note is only printed by -t" 0 '^configuration OK$' \
+    "$caked" -t -c "$tmp/note.conf"
+
 # The printed configuration is itself a valid configuration.
 "$caked" -t -v -c "$sample" | sed '/^configuration OK$/d' >"$tmp/canon.conf"
 expect "the canonical configuration loads" 0 '^configuration OK$' \
     "$caked" -t -c "$tmp/canon.conf"
+
+# The canonical form of an autorate file (its options carry the starting
+# rate, autorate-base) gives no note: caked -t -v | caked -t -W holds.
+printf '[general]\nautorate-reflectors = 192.0.2.1\n[upload]\nautorate = yes\nautorate-min = 5mbit\nautorate-base = 15mbit\nautorate-max = 40mbit\n' \
+    >"$tmp/ar.conf"
+"$caked" -t -v -c "$tmp/ar.conf" | sed '/^configuration OK$/d' >"$tmp/ar2.conf"
+expect "the canonical autorate configuration has no note" 0 \
+    '^configuration OK$' "$caked" -t -W -c "$tmp/ar2.conf"
 
 [ "$fails" -eq 0 ] || exit 1
 exit 0

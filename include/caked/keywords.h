@@ -54,6 +54,12 @@ int	keywords_parse_argv(struct cake_config *cfg, int argc,
  */
 int	keywords_parse_line(struct cake_config *cfg, const char *line,
 	    char *err, size_t errlen);
+/* 1 if keyword tok takes a value, 0 if it stands alone, -1 if unknown. */
+int	keywords_arity(const char *tok);
+/* Edit distance of a and b, ignoring case (SIZE_MAX beyond 32 bytes). */
+size_t	keywords_distance(const char *a, const char *b);
+/* The keyword nearest to tok (a likely misspelling of it), or NULL. */
+const char	*keywords_suggest(const char *tok);
 /*
  * Refuses (-1, reason in err) a memlimit under max(KEYWORDS_MEMLIMIT_MIN,
  * 4 * (mtu + 22)) bytes or a rate under max(KEYWORDS_RATE_MIN_Bps,

@@ -272,11 +272,14 @@ kw_name(enum kw_action action, int mode)
 }
 
 /* Optimal string alignment distance, ignoring case; both at most 32 long. */
-static size_t
-kw_distance(const char *a, const char *b)
+size_t
+keywords_distance(const char *a, const char *b)
 {
 	size_t	d[KW_TOKEN_SHOWN + 1][KW_TOKEN_SHOWN + 1];
 	size_t	la = strlen(a), lb = strlen(b), i, j, c, best;
+
+	if (la > KW_TOKEN_SHOWN || lb > KW_TOKEN_SHOWN)
+		return SIZE_MAX;
 
 	for (i = 0; i <= la; i++)
 		d[i][0] = i;
@@ -300,33 +303,42 @@ kw_distance(const char *a, const char *b)
 	return d[la][lb];
 }
 
-static int
-kw_unknown(const char *tok, char *err, size_t errlen)
+const char *
+keywords_suggest(const char *tok)
 {
-	char		 shown[KW_TOKEN_SHOWN + 4], bare[KW_TOKEN_SHOWN + 1];
+	char		 bare[KW_TOKEN_SHOWN + 1];
 	const char	*best = NULL;
 	size_t		 i, d, best_d = SIZE_MAX, limit, len = strlen(tok);
 
-	kw_show(tok, shown, sizeof(shown));
 	/* Compare "nat" or 'nat' without its quotes: a common slip. */
 	if (len >= 2 && (tok[0] == '"' || tok[0] == '\'') &&
 	    tok[len - 1] == tok[0]) {
 		tok++;
 		len -= 2;
 	}
-	if (len <= KW_TOKEN_SHOWN) {
-		memcpy(bare, tok, len);
-		bare[len] = '\0';
-		for (i = 0; i < KW_COUNT; i++) {
-			d = kw_distance(bare, keywords[i].name);
-			limit = strlen(keywords[i].name) <= 4 ? 1 : 2;
-			if (d <= limit && d < best_d) {
-				best = keywords[i].name;
-				best_d = d;
-			}
+	if (len > KW_TOKEN_SHOWN)
+		return NULL;
+	memcpy(bare, tok, len);
+	bare[len] = '\0';
+	for (i = 0; i < KW_COUNT; i++) {
+		d = keywords_distance(bare, keywords[i].name);
+		limit = strlen(keywords[i].name) <= 4 ? 1 : 2;
+		if (d <= limit && d < best_d) {
+			best = keywords[i].name;
+			best_d = d;
 		}
 	}
-	if (best != NULL)
+	return best;
+}
+
+static int
+kw_unknown(const char *tok, char *err, size_t errlen)
+{
+	char		 shown[KW_TOKEN_SHOWN + 4];
+	const char	*best;
+
+	kw_show(tok, shown, sizeof(shown));
+	if ((best = keywords_suggest(tok)) != NULL)
 		return kw_fail(err, errlen,
 		    "unknown keyword '%s' (did you mean '%s'?)", shown, best);
 	return kw_fail(err, errlen, "unknown keyword '%s'", shown);
@@ -569,6 +581,16 @@ kw_find(const char *tok)
 		if (strcmp(tok, keywords[i].name) == 0)
 			return &keywords[i];
 	return NULL;
+}
+
+int
+keywords_arity(const char *tok)
+{
+	const struct keyword	*k;
+
+	if ((k = kw_find(tok)) == NULL)
+		return -1;
+	return kw_takes_value(k) ? 1 : 0;
 }
 
 /* Applies what only the whole line decides: the overhead and raw mode. */

@@ -13,6 +13,7 @@
 #include <sys/un.h>
 
 #include <errno.h>
+#include <getopt.h>
 #include <limits.h>
 #include <poll.h>
 #include <signal.h>
@@ -57,17 +58,29 @@ cakectl_die(int status, const char *fmt, ...)
 	exit(status);
 }
 
+#define CAKECTL_USAGE \
+	"usage: cakectl [-hjV] [-n count] [-s socket] command " \
+	"[argument ...]\n" \
+	"       (options may also follow the command: cakectl stats -j)\n" \
+	"commands: flows [upload | download], hosts [upload | download],\n" \
+	"          metrics [upload | download], ping, reload,\n" \
+	"          set upload | download keyword ...,\n" \
+	"          stats [upload | download], version,\n" \
+	"          watch [upload | download]\n" \
+	"-n count: rows of hosts and flows, refreshes of watch\n"
+
 static void __attribute__((noreturn))
-usage(void)
+usage(int status)
 {
-	fprintf(stderr, "usage: cakectl [-j] [-n count] [-s socket] command "
-	    "[argument ...]\n"
-	    "commands: flows [upload | download], hosts [upload | download],\n"
-	    "          metrics [upload | download], ping, reload,\n"
-	    "          set upload | download keyword ...,\n"
-	    "          stats [upload | download], version,\n"
-	    "          watch [upload | download]\n");
-	exit(CTL_EXIT_USAGE);
+	fputs(CAKECTL_USAGE, status == CTL_EXIT_OK ? stdout : stderr);
+	exit(status);
+}
+
+static void __attribute__((noreturn))
+cakectl_version(void)
+{
+	printf("cakectl %s\n", CAKED_VERSION);
+	exit(CTL_EXIT_OK);
 }
 
 static void
@@ -199,10 +212,9 @@ cakectl_print(struct cakectl *c, const struct json_value *v)
 	case PARSER_FLOWS:
 		rc = render_flows(stdout, v);
 		break;
-	case PARSER_VERSION:
+	case PARSER_VERSION:	/* "cakectl X" is printed already */
 		s = json_get_str(v, CTL_KEY_DAEMON_VERSION);
-		printf("cakectl %s, caked %s\n", CAKED_VERSION,
-		    s != NULL ? s : "?");
+		printf("caked %s\n", s != NULL ? s : "?");
 		break;
 	case PARSER_SET:
 		s = json_get_str(v, CTL_KEY_OPTIONS);
@@ -270,49 +282,117 @@ cakectl_watch(struct cakectl *c)
 	}
 }
 
+/* Applies option ch (with arg, for -n and -s). */
+static void
+cakectl_option(struct cakectl *c, int ch, const char *arg)
+{
+	long	 v;
+	char	*end;
+
+	switch (ch) {
+	case 'h':
+		usage(CTL_EXIT_OK);
+	case 'j':
+		c->json = 1;
+		break;
+	case 'n':
+		errno = 0;
+		v = strtol(arg, &end, 10);
+		if (errno != 0 || *end != '\0' || end == arg || v < 0 ||
+		    v > INT_MAX)
+			cakectl_die(CTL_EXIT_USAGE, "-n: not a count: '%s'",
+			    arg);
+		c->count = v;
+		c->count_set = 1;
+		break;
+	case 's':
+		c->path = arg;
+		break;
+	case 'V':
+		cakectl_version();
+	default:
+		usage(CTL_EXIT_USAGE);
+	}
+}
+
+/*
+ * Takes the options that follow the command out of argv (cakectl stats
+ * -j); returns the number of words left. After "--", and for the
+ * keywords of set (overhead -4), a word that is not one of cakectl's
+ * options is passed on as it is.
+ */
+static int
+cakectl_late_options(struct cakectl *c, int argc, char *argv[])
+{
+	const char	*w;
+	int		 i, n = 1, words = 0;
+	int		 set = strcmp(argv[0], CTL_CMD_SET) == 0;
+
+	for (i = 1; i < argc; i++) {
+		w = argv[i];
+		if (words || w[0] != '-' || w[1] == '\0') {
+			argv[n++] = argv[i];
+			continue;
+		}
+		if (strcmp(w, "--") == 0)
+			words = 1;
+		else if (strcmp(w, "--help") == 0 || strcmp(w, "-h") == 0)
+			usage(CTL_EXIT_OK);
+		else if (strcmp(w, "--version") == 0 || strcmp(w, "-V") == 0)
+			cakectl_version();
+		else if (strcmp(w, "-j") == 0)
+			c->json = 1;
+		else if ((w[1] == 'n' || w[1] == 's') && w[2] != '\0')
+			cakectl_option(c, w[1], w + 2);
+		else if ((w[1] == 'n' || w[1] == 's') && i + 1 < argc) {
+			cakectl_option(c, w[1], argv[i + 1]);
+			i++;
+		} else if (w[1] == 'n' || w[1] == 's')
+			cakectl_die(CTL_EXIT_USAGE, "-%c: missing argument",
+			    w[1]);
+		else if (set)
+			argv[n++] = argv[i];
+		else
+			cakectl_die(CTL_EXIT_USAGE, "unknown option '%.32s' "
+			    "(cakectl's options are -h, -j, -n count, "
+			    "-s socket and -V, before or after the command)",
+			    w);
+	}
+	return n;
+}
+
 int
 main(int argc, char *argv[])
 {
+	static const struct option longopts[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
 	static struct cakectl	 c;
 	char			 err[256];
-	const char		*errstr = NULL;
-	long			 v;
-	char			*end;
 	int			 ch;
 
 	c.path = CTL_DEFAULT_PATH;
-	while ((ch = getopt(argc, argv, "+jn:s:")) != -1) {
-		switch (ch) {
-		case 'j':
-			c.json = 1;
-			break;
-		case 'n':
-			errno = 0;
-			v = strtol(optarg, &end, 10);
-			if (errno != 0 || *end != '\0' || end == optarg ||
-			    v < 0 || v > INT_MAX)
-				errstr = "-n: not a count";
-			c.count = v;
-			c.count_set = 1;
-			break;
-		case 's':
-			c.path = optarg;
-			break;
-		default:
-			usage();
-		}
-	}
-	if (errstr != NULL)
-		cakectl_die(CTL_EXIT_USAGE, "%s", errstr);
+	while ((ch = getopt_long(argc, argv, "+hjn:s:V", longopts, NULL)) !=
+	    -1)
+		cakectl_option(&c, ch, optarg);
 	argc -= optind;
 	argv += optind;
 	if (argc == 0)
-		usage();
+		usage(CTL_EXIT_USAGE);
+	argc = cakectl_late_options(&c, argc, argv);
 	if (parser_parse(argc, argv, &c.cmd, err, sizeof(err)) == -1)
 		cakectl_die(CTL_EXIT_USAGE, "%s", err);
-	if (c.count_set && PARSER_HAS_TOP(c.cmd.action) &&
+	/* An option the command would ignore is a mistake. */
+	if (c.count_set && c.cmd.action != PARSER_WATCH &&
 	    parser_top(&c.cmd, c.count, err, sizeof(err)) == -1)
 		cakectl_die(CTL_EXIT_USAGE, "%s", err);
+	if (c.cmd.action == PARSER_VERSION && !c.json) {
+		/* The client's version, whether or not a daemon answers. */
+		printf("cakectl %s\n", CAKED_VERSION);
+		(void)fflush(stdout);
+	}
 	cakectl_connect(&c);
 	if (c.cmd.action == PARSER_WATCH)
 		cakectl_watch(&c);

@@ -29,7 +29,9 @@
 #include "caked/keywords.h"
 #include "daemon/arconf.h"
 #include "daemon/autorate.h"
+#include "common/units.h"
 #include "daemon/config.h"
+#include "daemon/config_int.h"
 #include "daemon/inifile.h"
 
 #define ARCONF_THRESHOLD_MIN_US	1000		/* 1 ms */
@@ -115,6 +117,8 @@ arconf_time(struct arconf_ctx *x, int sec, const char *key, uint32_t lo_us,
 		arconf_expect(x, line, sec, key, expected, v);
 		return -1;
 	}
+	(void)config_note_unit(x->f, line, x->sections[sec], key, UNITS_TIME,
+	    v);
 	*ns = (uint64_t)us * 1000;
 	return 0;
 }
@@ -157,8 +161,9 @@ arconf_reflectors(struct arconf_ctx *x, struct caked_config *cfg)
 	cfg->reflectors_n = n;
 }
 
-/* autorate-min, -base and -max: sets *Bps if the key is present. */
-static void
+/* autorate-min, -base and -max: sets *Bps if the key is present; -1 if
+ * it is present and wrong (reported). */
+static int
 arconf_rate(struct arconf_ctx *x, int sec, const char *key, uint64_t *Bps)
 {
 	char		 buf[INIFILE_LINE_MAX + 1], err[KEYWORDS_ERR_MAX];
@@ -167,49 +172,54 @@ arconf_rate(struct arconf_ctx *x, int sec, const char *key, uint64_t *Bps)
 	int		 line;
 
 	if ((v = arconf_value(x, sec, key, &line, buf, sizeof(buf))) == NULL)
-		return;
-	if (keywords_parse_rate(v, &r, err, sizeof(err)) == -1 || r == 0)
+		return 0;
+	if (keywords_parse_rate(v, &r, err, sizeof(err)) == -1 || r == 0) {
 		arconf_expect(x, line, sec, key, "a rate above 0 (e.g. "
 		    "20mbit)", v);
-	else
-		*Bps = r;
+		return -1;
+	}
+	(void)config_note_unit(x->f, line, x->sections[sec], key, UNITS_RATE,
+	    v);
+	*Bps = r;
+	return 0;
 }
 
 static void
 arconf_dir(struct arconf_ctx *x, int dir, uint64_t interval_ns,
-    struct caked_config *cfg)
+    int reflectors_bad, struct caked_config *cfg)
 {
 	struct autorate_params	*p = &cfg->autorate[dir];
 	char			 buf[INIFILE_LINE_MAX + 1];
 	const char		*v, *why;
-	int			 sec = 1 + dir, line, first;
+	int			 sec = 1 + dir, line, first, bad;
 
 	p->interval_ns = interval_ns;
 	if ((v = arconf_value(x, sec, "autorate", &line, buf,
 	    sizeof(buf))) != NULL) {
-		if (strcmp(v, "yes") == 0 || strcmp(v, "no") == 0)
-			p->enabled = strcmp(v, "yes") == 0;
+		if (config_bool(v) != -1)
+			p->enabled = config_bool(v);
 		else
 			arconf_expect(x, line, sec, "autorate", "yes or no",
 			    v);
 	}
-	arconf_rate(x, sec, "autorate-min", &p->min_Bps);
-	arconf_rate(x, sec, "autorate-base", &p->base_Bps);
-	arconf_rate(x, sec, "autorate-max", &p->max_Bps);
+	/* A wrong value is one mistake: no "must be set" after it. */
+	bad = arconf_rate(x, sec, "autorate-min", &p->min_Bps);
+	bad |= arconf_rate(x, sec, "autorate-base", &p->base_Bps);
+	bad |= arconf_rate(x, sec, "autorate-max", &p->max_Bps);
 	(void)arconf_time(x, sec, "autorate-delay-threshold",
 	    ARCONF_THRESHOLD_MIN_US, ARCONF_THRESHOLD_MAX_US,
 	    &p->threshold_ns);
 	if (!p->enabled)
 		return;
 	first = inifile_find(x->f, sec, "autorate");
-	if (*(why = autorate_params_check(p)) != '\0')
+	if (!bad && *(why = autorate_params_check(p)) != '\0')
 		inifile_error(x->f, first, "[%s] autorate: %s",
 		    x->sections[sec], why);
 	if (cfg->cake[dir].autorate_ingress)
 		inifile_error(x->f, first, "[%s] autorate: cannot be used "
 		    "with autorate-ingress (two controllers would fight)",
 		    x->sections[sec]);
-	if (cfg->reflectors_n == 0)
+	if (cfg->reflectors_n == 0 && !reflectors_bad)
 		inifile_error(x->f, first, "[%s] autorate: needs "
 		    "autorate-reflectors in [%s]", x->sections[sec],
 		    x->sections[0]);
@@ -222,14 +232,15 @@ arconf_load(struct inifile *f, dictionary *d, const char *const sections[3],
 {
 	struct arconf_ctx	x = { f, d, sections };
 	uint64_t		interval_ns = AUTORATE_DEF_INTERVAL_NS;
-	int			dir;
+	int			dir, errors = inifile_errors(f);
 
 	arconf_defaults(cfg);
 	arconf_reflectors(&x, cfg);
+	errors = inifile_errors(f) != errors;	/* reflectors wrong */
 	(void)arconf_time(&x, 0, "autorate-interval", ARCONF_INTERVAL_MIN_US,
 	    ARCONF_INTERVAL_MAX_US, &interval_ns);
 	for (dir = 0; dir < CONFIG_DIRS; dir++)
-		arconf_dir(&x, dir, interval_ns, cfg);
+		arconf_dir(&x, dir, interval_ns, errors, cfg);
 }
 
 void

@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <syslog.h>
 
 #include <iniparser.h>
@@ -76,6 +77,42 @@ config_known_key(int section, const char *key)
 		return 0;
 	}
 	return config_dir_known_key(key);
+}
+
+/* A likely misspelling of a known key of section ("bandwith"). */
+static const char *
+config_suggest_key(int section, const char *key)
+{
+	static const char *const dir_keys[] = {
+		"options", "bandwidth", "autorate-ingress", "diffserv",
+		"flow-mode", "isolation", "rtt", "overhead", "mpu", "atm",
+		"memlimit", "fwmark", "queues", "ack-filter", "nat", "wash",
+		"ingress", "split-gso", "autorate", "autorate-min",
+		"autorate-base", "autorate-max", "autorate-delay-threshold",
+	};
+	static const char *const ar_keys[] = {
+		"autorate-reflectors", "autorate-interval",
+	};
+	const char	*best = NULL;
+	size_t		 i, d, best_d = 3;
+
+	for (i = 0; section == SEC_GENERAL && i < GENERAL_KEYS +
+	    sizeof(ar_keys) / sizeof(ar_keys[0]); i++) {
+		d = keywords_distance(key, i < GENERAL_KEYS ?
+		    general_keys[i] : ar_keys[i - GENERAL_KEYS]);
+		if (d < best_d) {
+			best_d = d;
+			best = i < GENERAL_KEYS ? general_keys[i] :
+			    ar_keys[i - GENERAL_KEYS];
+		}
+	}
+	for (i = 0; section != SEC_GENERAL &&
+	    i < sizeof(dir_keys) / sizeof(dir_keys[0]); i++)
+		if ((d = keywords_distance(key, dir_keys[i])) < best_d) {
+			best_d = d;
+			best = dir_keys[i];
+		}
+	return best;
 }
 
 /* ---- values ------------------------------------------------------------ */
@@ -236,8 +273,8 @@ config_general_key(struct config_ctx *ctx, const char *key, int line,
 	} else if (strncmp(key, "nat-cache-", 10) == 0)
 		config_nat_cache(ctx, key, line, v, cfg);
 	else if (strcmp(key, "offload") == 0) {
-		if (strcmp(v, "yes") == 0 || strcmp(v, "no") == 0)
-			cfg->offload = strcmp(v, "yes") == 0;
+		if (config_bool(v) != -1)
+			cfg->offload = config_bool(v) == 1;
 		else
 			config_expect(ctx, line, SEC_GENERAL, key,
 			    "yes or no", v);
@@ -352,6 +389,8 @@ config_check_floors(struct config_ctx *ctx, const struct caked_config *cfg,
 static const struct inifile_schema config_schema = {
 	config_sections, SEC_COUNT, "[general], [upload] or [download]",
 	config_known_key,
+	config_suggest_key,
+	"convert it with caked-import-sqm(1)",
 };
 
 int
@@ -374,12 +413,10 @@ config_load(const char *path, struct caked_config *out,
 	if (!inifile_was_read(ctx.file))
 		goto out;	/* reported */
 	if ((ctx.dict = inifile_dictionary(ctx.file)) == NULL) {
+		/* The scan's own errors say it already, once. */
 		if (inifile_errors(ctx.file) == 0)
-			inifile_error(ctx.file, 0, "iniparser cannot parse "
-			    "the file");
-		else
-			inifile_error(ctx.file, 0, "values not checked "
-			    "because of the syntax errors above");
+			inifile_error(ctx.file, 0, "iniparser cannot read "
+			    "the file, so it is refused");
 		goto out;
 	}
 	config_general(&ctx, &cfg);
@@ -391,6 +428,9 @@ config_load(const char *path, struct caked_config *out,
 		config_check_floors(&ctx, &cfg, dir);
 	}
 	arconf_load(ctx.file, ctx.dict, config_sections, &cfg);
+	if (inifile_errors(ctx.file) == 0)
+		config_note_file(&ctx, &cfg);
+	cfg.notes = (unsigned int)inifile_notes(ctx.file);
 	if (inifile_errors(ctx.file) == 0) {
 		*out = cfg;
 		rv = 0;

@@ -63,6 +63,7 @@ struct caked_config {
 	struct autorate_params	autorate[CONFIG_DIRS];	/* arconf.c */
 	struct in_addr		reflectors[AUTORATE_REFLECTORS_MAX];
 	unsigned int		reflectors_n;
+	unsigned int		notes;		/* likely mistakes reported */
 };
 
 /* Receives one complete error line ("FILE:LINE: [section] key: ..."). */

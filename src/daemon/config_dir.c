@@ -20,6 +20,7 @@
 #include "caked/keywords.h"
 #include "daemon/config_int.h"
 #include "daemon/inifile.h"
+#include "common/units.h"
 
 #define CONFIG_TOKENS_MAX	32	/* keyword tokens in one value */
 
@@ -219,74 +220,235 @@ config_probe(int argc, char *argv[])
 	return m;
 }
 
-/* Writes "kw value" (or either alone, if the other is NULL) into line. */
-static void
-config_join(char *line, size_t len, const char *kw, const char *value)
+/* What each keyword that takes a value expects of it. */
+static const struct {
+	const char	*kw;
+	const char	*expected;
+} dir_values[] = {
+	{ "bandwidth", "a rate (e.g. 20mbit) or unlimited" },
+	{ "rtt", "a time above 0 (e.g. 100ms)" },
+	{ "memlimit", "a size (e.g. 4mb)" },
+	{ "overhead", "a byte count from -64 to 256" },
+	{ "mpu", "a byte count from 0 to 256" },
+	{ "fwmark", "a mask (e.g. 0xff)" },
+	{ "queues", "a power of two from 1024 to 65536" },
+};
+
+static const char *
+config_value_expected(const char *kw)
 {
-	(void)snprintf(line, len, "%s%s%s", kw != NULL ? kw : "",
-	    kw != NULL && value != NULL ? " " : "", value != NULL ? value : "");
+	size_t	i;
+
+	for (i = 0; i < sizeof(dir_values) / sizeof(dir_values[0]); i++)
+		if (strcmp(dir_values[i].kw, kw) == 0)
+			return dir_values[i].expected;
+	return "a value";
 }
 
-/*
- * Writes the keyword line that "key = value" stands for into line.
- * Returns 1 if it consists of bare keywords (to be probed), 0 if not, -1
- * if the value does not have the shape the key expects.
- */
-static int
-config_dir_line(const struct dir_key *k, const char *v, char *line,
-    size_t len)
-{
-	int	single = *v != '\0' && strpbrk(v, " \t") == NULL;
+/* One keyword (and its value) of a key's value, and where it came from. */
+struct dir_item {
+	const char	*argv[2];
+	int		 argc;
+	int		 from, to;	/* the value's tokens [from, to) */
+	bool		 word;		/* a bare keyword of the value */
+	unsigned int	 mask;		/* F_* it changes */
+};
 
-	switch (k->kind) {
-	case DK_OPTIONS:
-		config_join(line, len, NULL, v);
-		return 0;
-	case DK_BOOL:
-	case DK_ACK:
-		if (strcmp(v, "yes") == 0)
-			config_join(line, len, k->kind == DK_BOOL ?
-			    k->arg_kw : "ack-filter", NULL);
-		else if (strcmp(v, "no") == 0)
-			config_join(line, len, k->kind == DK_BOOL ?
-			    k->no_kw : "no-ack-filter", NULL);
-		else if (k->kind == DK_ACK && strcmp(v, "aggressive") == 0)
-			config_join(line, len, "ack-filter-aggressive", NULL);
-		else
-			return -1;
-		return 0;
-	case DK_RATE:
-		if (single && strcmp(v, k->no_kw) == 0)
-			config_join(line, len, NULL, v);
-		else
-			config_join(line, len, k->arg_kw, v);
-		return single ? 0 : -1;
-	case DK_WORD:
-		config_join(line, len, NULL, v);
-		return single ? 1 : -1;
-	case DK_ARG:
-		config_join(line, len, k->arg_kw, v);
-		return single ? 0 : -1;
-	case DK_TIME_OR_WORD:
-		if (!single)
-			return -1;
-		if (isdigit((unsigned char)*v)) {
-			config_join(line, len, k->arg_kw, v);
-			return 0;
-		}
-		config_join(line, len, NULL, v);
-		return 1;
-	case DK_NUM_OR_WORDS:
-		if (*v == '\0')
-			return -1;
-		if (config_is_number(v)) {
-			config_join(line, len, k->arg_kw, v);
-			return 0;
-		}
-		config_join(line, len, NULL, v);
-		return 1;
+/* A key's value being read. */
+struct dir_val {
+	struct config_ctx	*ctx;
+	int			 sec, line;
+	const char		*key;
+	const struct dir_key	*k;
+	char			*tok[CONFIG_TOKENS_MAX];
+	int			 ntok;
+	struct dir_item		 item[CONFIG_TOKENS_MAX];
+	int			 nitem;
+};
+
+/* Reports "[sec] key: expected EXPECTED, found 'tokens' HINT". */
+static void
+config_blame(struct dir_val *dv, const char *expected, int from, int to,
+    const char *hint)
+{
+	char	found[INIFILE_LINE_MAX + 1];
+	size_t	pos = 0;
+	int	i;
+
+	found[0] = '\0';
+	for (i = from; i < to && i < dv->ntok; i++)
+		(void)units_append(found, sizeof(found), &pos, "%s%s",
+		    i > from ? " " : "", dv->tok[i]);
+	inifile_error(dv->ctx->file, dv->line, "[%s] %s: expected %s, found "
+	    "'%s'%s", dv->ctx->sections[dv->sec], dv->key, expected, found,
+	    hint != NULL ? hint : "");
+}
+
+static struct dir_item *
+config_item(struct dir_val *dv, const char *a, const char *b, int from,
+    int to)
+{
+	struct dir_item	*it = &dv->item[dv->nitem++];
+
+	memset(it, 0, sizeof(*it));
+	it->argv[0] = a;
+	it->argv[1] = b;
+	it->argc = a == NULL ? 0 : b == NULL ? 1 : 2;
+	it->from = from;
+	it->to = to;
+	return it;
+}
+
+/* A key that takes one token: bandwidth, mpu, nat, rtt 100ms, ... */
+static int
+config_items_single(struct dir_val *dv)
+{
+	const struct dir_key	*k = dv->k;
+	const char		*v = dv->ntok > 0 ? dv->tok[0] : "";
+	int			 b = config_bool(v);
+
+	if (dv->ntok != 1 || (k->kind == DK_BOOL && b == -1) ||
+	    (k->kind == DK_ACK && b == -1 && strcmp(v, "aggressive") != 0)) {
+		config_blame(dv, k->expected, 0, dv->ntok, NULL);
+		return -1;
 	}
-	return -1;
+	if (k->kind == DK_BOOL)
+		(void)config_item(dv, b ? k->arg_kw : k->no_kw, NULL, 0, 1);
+	else if (k->kind == DK_ACK)
+		(void)config_item(dv, b == -1 ? "ack-filter-aggressive" :
+		    b ? "ack-filter" : "no-ack-filter", NULL, 0, 1);
+	else if (k->kind == DK_RATE && strcmp(v, k->no_kw) == 0)
+		(void)config_item(dv, v, NULL, 0, 1);
+	else
+		(void)config_item(dv, k->arg_kw, v, 0, 1);
+	return 0;
+}
+
+/* Whether a bare keyword is of the kind key k takes. */
+static bool
+config_word_fits(const struct dir_key *k, unsigned int m)
+{
+	if (k->kind == DK_NUM_OR_WORDS)	/* framing presets, raw */
+		return (m & ~F_FRAMING) == 0 && (m == 0 || (m & F_OVERHEAD));
+	return m != 0 && (m & ~k->allowed) == 0;
+}
+
+/* options, and the keys that take bare keywords (diffserv, overhead). */
+static int
+config_items_words(struct dir_val *dv)
+{
+	const struct dir_key	*k = dv->k;
+	const char		*t, *near;
+	char			 hint[80];
+	int			 i, a, opts = k->kind == DK_OPTIONS;
+
+	for (i = 0; i < dv->ntok; i++) {
+		t = dv->tok[i];
+		if (k->kind == DK_NUM_OR_WORDS && config_is_number(t)) {
+			(void)config_item(dv, k->arg_kw, t, i, i + 1);
+			continue;
+		}
+		if ((a = keywords_arity(t)) == -1) {
+			hint[0] = '\0';
+			if ((near = keywords_suggest(t)) != NULL &&
+			    (opts || (keywords_arity(near) == 0 &&
+			    config_word_fits(k, config_probe(1,
+			    (char **)&near)))))
+				(void)snprintf(hint, sizeof(hint), " (did you "
+				    "mean '%s'?)", near);
+			config_blame(dv, opts ? "tc-cake keywords" :
+			    k->expected, i, i + 1, hint);
+			return -1;
+		}
+		if (a == 1 && !opts) {
+			config_blame(dv, k->expected, i, i + 2, NULL);
+			return -1;
+		}
+		if (a == 1 && i + 1 == dv->ntok) {
+			inifile_error(dv->ctx->file, dv->line, "[%s] %s: "
+			    "expected %s after '%s', found nothing",
+			    dv->ctx->sections[dv->sec], dv->key,
+			    config_value_expected(t), t);
+			return -1;
+		}
+		if (a == 1) {
+			(void)config_item(dv, t, dv->tok[i + 1], i, i + 2);
+			i++;
+		} else
+			config_item(dv, t, NULL, i, i + 1)->word = !opts;
+	}
+	return 0;
+}
+
+/* Checks each item alone, so that the offending one can be named. */
+static int
+config_items_check(struct dir_val *dv)
+{
+	struct cake_config	 tmp;
+	struct dir_item		*it;
+	char			 err[KEYWORDS_ERR_MAX];
+	int			 i, rtts = 0;
+
+	for (i = 0; i < dv->nitem; i++) {
+		it = &dv->item[i];
+		cake_config_default(&tmp);
+		if (it->argc > 0 && keywords_parse_argv(&tmp, it->argc,
+		    (char *const *)it->argv, err, sizeof(err)) == -1) {
+			config_blame(dv, config_value_expected(it->argv[0]),
+			    it->to - 1, it->to, NULL);
+			return -1;
+		}
+		it->mask = it->argc > 0 ? config_probe(it->argc,
+		    (char **)it->argv) : 0;
+		if (it->argc > 0 && (strcmp(it->argv[0], "bandwidth") == 0 ||
+		    strcmp(it->argv[0], "unlimited") == 0))
+			it->mask &= ~(F_GSO | F_AUTORATE);
+		if ((it->word && !config_word_fits(dv->k, it->mask)) ||
+		    (dv->k->kind == DK_WORD && i > 0)) {
+			config_blame(dv, dv->k->expected, it->from, it->to,
+			    NULL);
+			return -1;
+		}
+		if ((it->mask & F_RTT) && rtts++ > 0) {
+			config_blame(dv, "at most one rtt or RTT preset",
+			    it->from, it->to, NULL);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* Notes on values that are valid but probably not what was meant. */
+static void
+config_items_notes(struct dir_val *dv)
+{
+	struct config_dir_info	*di = &dv->ctx->dir[dv->sec - SEC_UPLOAD];
+	struct dir_item		*it;
+	unsigned int		 m = 0;
+	int			 i, kind;
+
+	for (i = 0; i < dv->nitem; i++) {
+		it = &dv->item[i];
+		m |= it->mask;
+		if (it->argc != 2)
+			continue;
+		kind = strcmp(it->argv[0], "bandwidth") == 0 ? UNITS_RATE :
+		    strcmp(it->argv[0], "rtt") == 0 ? UNITS_TIME :
+		    strcmp(it->argv[0], "memlimit") == 0 ? UNITS_SIZE : -1;
+		if (kind != -1)
+			(void)config_note_unit(dv->ctx->file, dv->line,
+			    dv->ctx->sections[dv->sec], dv->key, kind,
+			    it->argv[1]);
+	}
+	if (m & F_RATE)
+		di->rate_line = dv->line;
+	if (dv->k->kind == DK_OPTIONS) {
+		di->options_line = dv->line;
+		di->options_mask = m;
+	} else if ((m & di->options_mask) != 0)
+		inifile_note(dv->ctx->file, dv->line, "[%s] %s: overrides "
+		    "what options (line %d) sets", dv->ctx->sections[dv->sec],
+		    dv->key, di->options_line);
 }
 
 static void
@@ -294,41 +456,53 @@ config_dir_key(struct config_ctx *ctx, int sec, const char *key, int lineno,
     const struct dir_key *k, struct cake_config *cc)
 {
 	char			 value[INIFILE_LINE_MAX + 1];
-	char			 line[INIFILE_LINE_MAX + 64];
 	char			 err[KEYWORDS_ERR_MAX];
-	char			*argv[CONFIG_TOKENS_MAX];
+	const char		*argv[2 * CONFIG_TOKENS_MAX];
+	struct dir_val		 dv;
 	struct cake_config	 next = *cc;
-	int			 argc, bare;
+	int			 argc = 0, i, j, words;
 
+	memset(&dv, 0, sizeof(dv));
+	dv.ctx = ctx;
+	dv.sec = sec;
+	dv.line = lineno;
+	dv.key = key;
+	dv.k = k;
 	config_value(ctx, sec, key, value, sizeof(value));
-	if ((bare = config_dir_line(k, value, line, sizeof(line))) == -1) {
-		config_expect(ctx, lineno, sec, key, k->expected, value);
-		return;
-	}
-	if ((argc = config_split(line, argv, CONFIG_TOKENS_MAX)) == -1) {
+	if ((dv.ntok = config_split(value, dv.tok, CONFIG_TOKENS_MAX)) ==
+	    -1) {
 		inifile_error(ctx->file, lineno, "[%s] %s: expected at most "
 		    "%d keywords, found more", ctx->sections[sec], key,
 		    CONFIG_TOKENS_MAX);
 		return;
 	}
+	words = k->kind == DK_OPTIONS || k->kind == DK_WORD ||
+	    k->kind == DK_NUM_OR_WORDS || (k->kind == DK_TIME_OR_WORD &&
+	    dv.ntok == 1 && !isdigit((unsigned char)*dv.tok[0]));
+	if (words && dv.ntok == 0 && k->kind != DK_OPTIONS) {
+		config_blame(&dv, k->expected, 0, 0, NULL);
+		return;
+	}
+	if ((words ? config_items_words(&dv) : config_items_single(&dv)) ==
+	    -1 || config_items_check(&dv) == -1)
+		return;
+	for (i = 0; i < dv.nitem; i++)
+		for (j = 0; j < dv.item[i].argc; j++)
+			argv[argc++] = dv.item[i].argv[j];
 	/* tc-cake has no keyword that turns autorate-ingress off. */
-	if (k->kind == DK_BOOL && argc == 0 && strcmp(value, "no") == 0) {
+	if (k->kind == DK_BOOL && argc == 0) {
 		cc->autorate_ingress = false;
 		return;
 	}
-	if (keywords_parse_argv(&next, argc, argv, err, sizeof(err)) == -1) {
-		if (strstr(err, value) != NULL)
-			inifile_error(ctx->file, lineno, "[%s] %s: %s",
-			    ctx->sections[sec], key, err);
-		else
-			inifile_error(ctx->file, lineno, "[%s] %s: %s (found "
-			    "'%s')", ctx->sections[sec], key, err, value);
+	if (keywords_parse_argv(&next, argc, (char *const *)argv, err,
+	    sizeof(err)) == -1) {
+		(void)snprintf(value, sizeof(value), " (%s)", err);
+		config_blame(&dv, k->expected, 0, dv.ntok, value);
 		return;
 	}
-	if (bare && (config_probe(argc, argv) & ~k->allowed) != 0) {
-		config_expect(ctx, lineno, sec, key, k->expected, value);
-		return;
-	}
+	config_items_notes(&dv);
+	if (ctx->dir[sec - SEC_UPLOAD].rate_line == lineno)
+		ctx->dir[sec - SEC_UPLOAD].rate_Bps = next.rate_Bps;
 	*cc = next;
 }
 

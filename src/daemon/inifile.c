@@ -40,6 +40,7 @@ struct inifile_entry {
 struct inifile_msg {
 	int	line;
 	int	seq;			/* order of discovery, for ties */
+	int	note;			/* a note, not an error */
 	char	text[INIFILE_MSG_BYTES];
 };
 
@@ -50,7 +51,9 @@ struct inifile {
 	struct inifile_entry		 entries[INIFILE_ENTRIES_MAX];
 	int				 nentries;
 	struct inifile_msg		 msgs[INIFILE_ERRORS_MAX];
+	int				 nmsgs;		/* errors + notes */
 	int				 errors;
+	int				 notes;
 	int				 was_read;
 	int				 headers;	/* "[...]" lines */
 	int				 assignments;	/* "k = v" lines */
@@ -60,28 +63,56 @@ struct inifile {
 	size_t				 keep_len;
 };
 
+static void
+inifile_add(struct inifile *f, int line, const char *kind, const char *msg)
+{
+	struct inifile_msg	*m;
+
+	if (f->nmsgs < INIFILE_ERRORS_MAX) {
+		m = &f->msgs[f->nmsgs];
+		m->line = line;
+		m->seq = f->nmsgs;
+		m->note = *kind != '\0';
+		if (line > 0)
+			(void)snprintf(m->text, sizeof(m->text), "%s:%d: %s%s",
+			    f->path, line, kind, msg);
+		else
+			(void)snprintf(m->text, sizeof(m->text), "%s: %s%s",
+			    f->path, kind, msg);
+	}
+	f->nmsgs++;
+}
+
 void
 inifile_error(struct inifile *f, int line, const char *fmt, ...)
 {
-	struct inifile_msg	*m;
-	char			 msg[512];
-	va_list			 ap;
+	char	msg[512];
+	va_list	ap;
 
 	va_start(ap, fmt);
 	(void)vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	if (f->errors < INIFILE_ERRORS_MAX) {
-		m = &f->msgs[f->errors];
-		m->line = line;
-		m->seq = f->errors;
-		if (line > 0)
-			(void)snprintf(m->text, sizeof(m->text), "%s:%d: %s",
-			    f->path, line, msg);
-		else
-			(void)snprintf(m->text, sizeof(m->text), "%s: %s",
-			    f->path, msg);
-	}
+	inifile_add(f, line, "", msg);
 	f->errors++;
+}
+
+void
+inifile_note(struct inifile *f, int line, const char *fmt, ...)
+{
+	char	msg[512];
+	va_list	ap;
+
+	va_start(ap, fmt);
+	(void)vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	inifile_add(f, line, "note: ", msg);
+	f->notes++;
+}
+
+int
+inifile_notes(const struct inifile *f)
+{
+	return f->notes;
 }
 
 int
@@ -181,15 +212,17 @@ inifile_value_ok(struct inifile *f, const char *sec, const char *key,
 	if (*v != '"' && *v != '\'')
 		return 1;
 	if ((end = strchr(v + 1, *v)) == NULL) {
-		inifile_error(f, line, "[%s] %s: value has no closing %c", sec,
-		    key, *v);
+		inifile_error(f, line, "[%s] %s: expected a closing %c, found "
+		    "'%s' (iniparser would read it differently)", sec, key,
+		    *v, v);
 		return 0;
 	}
 	for (end++; isspace((unsigned char)*end); end++)
 		continue;
 	if (*end != '\0' && *end != '#' && *end != ';') {
-		inifile_error(f, line, "[%s] %s: text after the closing "
-		    "quote: '%s'", sec, key, end);
+		inifile_error(f, line, "[%s] %s: expected nothing after the "
+		    "closing quote, found '%s' (iniparser would drop it)", sec,
+		    key, end);
 		return 0;
 	}
 	return 1;
@@ -199,7 +232,7 @@ inifile_value_ok(struct inifile *f, const char *sec, const char *key,
 static int
 inifile_key(struct inifile *f, char *s, int line, int cur)
 {
-	const char	*sec = f->schema->sections[cur];
+	const char	*sec = f->schema->sections[cur], *near;
 	char		*value;
 	int		 first;
 
@@ -210,8 +243,14 @@ inifile_key(struct inifile *f, char *s, int line, int cur)
 	if (*s == '\0')
 		inifile_error(f, line, "[%s] expected 'key = value', found no "
 		    "key", sec);
-	else if (strlen(s) >= INIFILE_KEY_MAX || !f->schema->known_key(cur, s))
-		inifile_error(f, line, "[%s] %s: unknown key", sec, s);
+	else if (strlen(s) >= INIFILE_KEY_MAX ||
+	    !f->schema->known_key(cur, s)) {
+		if ((near = f->schema->suggest_key(cur, s)) != NULL)
+			inifile_error(f, line, "[%s] %s: unknown key (did you "
+			    "mean '%s'?)", sec, s, near);
+		else
+			inifile_error(f, line, "[%s] %s: unknown key", sec, s);
+	}
 	else if ((first = inifile_find(f, cur, s)) != 0)
 		inifile_error(f, line, "[%s] %s: duplicate key (first set at "
 		    "line %d)", sec, s, first);
@@ -276,13 +315,78 @@ inifile_stage_line(struct inifile *f, const char *text)
 	return len + 1;
 }
 
+/*
+ * Whether line s, before any section, is in another format: OpenWrt's
+ * UCI ("config queue 'eth1'", "option ...") or shell variables
+ * ("UPLINK=20000", as in sqm-scripts' .iface.conf files).
+ */
+static const char *
+inifile_foreign(const char *s)
+{
+	const char	*p;
+
+	if (strncmp(s, "config ", 7) == 0 || strncmp(s, "config\t", 7) ==
+	    0 || strncmp(s, "package ", 8) == 0 ||
+	    strncmp(s, "option ", 7) == 0)
+		return "an OpenWrt UCI file";
+	for (p = s; isupper((unsigned char)*p) || isdigit((unsigned char)*p)
+	    || *p == '_'; p++)
+		continue;
+	if (p != s && *p == '=')
+		return "a shell variable file (sqm-scripts .iface.conf)";
+	return NULL;
+}
+
+/*
+ * A line ending in '\': iniparser joins the next line to it, which the
+ * scan does not do, so the file is refused here, once; the lines it
+ * would join are skipped (they are part of this mistake).
+ */
+static void
+inifile_continued(struct inifile *f, char *s, int line, int cur)
+{
+	char	*eq = strchr(s, '=');
+
+	if (cur >= 0 && eq != NULL && *s != '[') {
+		*eq = '\0';
+		s = inifile_trim(s);
+		inifile_lower(s);
+		inifile_error(f, line, "[%s] %s: expected a value on one "
+		    "line, found a '\\' continuation (iniparser would join "
+		    "the next line to it)", f->schema->sections[cur], s);
+	} else
+		inifile_error(f, line, "expected a line without a '\\' "
+		    "continuation (iniparser would join the next line to it)");
+}
+
+/* The lines a continued line swallows: 1 + those that end in '\' too. */
+static int
+inifile_joined(char **text)
+{
+	char	*next, *s;
+	int	 n = 0;
+
+	while (*text != NULL) {
+		if ((next = strchr(*text, '\n')) != NULL)
+			*next++ = '\0';
+		s = inifile_trim(*text);
+		*text = next;
+		n++;
+		if (*s == '\0' || s[strlen(s) - 1] != '\\')
+			break;
+	}
+	return n;
+}
+
 /* Scans text (NUL-terminated, modified) line by line. */
 static void
 inifile_scan(struct inifile *f, char *text)
 {
-	char	*next, *s;
-	size_t	 staged;
-	int	 line = 0, cur = -1, seen_section = 0, keep;
+	const char	*foreign;
+	char		*next, *s;
+	size_t		 staged;
+	int		 line = 0, cur = -1, seen_section = 0, keep;
+	int		 outside = 0;
 
 	for (; text != NULL && !f->truncated; text = next) {
 		line++;
@@ -298,20 +402,28 @@ inifile_scan(struct inifile *f, char *text)
 			    "characters)", INIFILE_LINE_MAX);
 		else if (*s == '\0' || *s == '#' || *s == ';')
 			keep = 0;
-		else if (s[strlen(s) - 1] == '\\')
-			inifile_error(f, line, "line continuation with '\\' "
-			    "is not supported");
-		else if (*s == '[') {
+		else if (!seen_section && f->schema->foreign != NULL &&
+		    (foreign = inifile_foreign(s)) != NULL) {
+			inifile_error(f, line, "this looks like %s, not "
+			    "caked.conf: %s", foreign, f->schema->foreign);
+			return;
+		} else if (s[strlen(s) - 1] == '\\') {
+			inifile_continued(f, s, line, seen_section ? cur : -1);
+			line += inifile_joined(&next);
+		} else if (*s == '[') {
 			cur = inifile_section(f, s, line);
 			seen_section = 1;
 			keep = cur != -1;
 		} else if (strchr(s, '=') == NULL)
 			inifile_error(f, line, "expected 'key = value' or "
 			    "'[section]', found '%s'", s);
-		else if (!seen_section)
-			inifile_error(f, line, "'%s' is outside any section "
-			    "(expected %s before it)", s, f->schema->expected);
-		else if (cur != -1)
+		else if (!seen_section) {
+			/* One missing header is one mistake. */
+			if (outside++ == 0)
+				inifile_error(f, line, "'%s' is outside any "
+				    "section (expected %s before it)", s,
+				    f->schema->expected);
+		} else if (cur != -1)
 			keep = inifile_key(f, s, line, cur);
 		else
 			keep = 0;	/* in an unknown section, reported */
@@ -345,6 +457,25 @@ inifile_keep_copy(struct inifile *f, const char *text, size_t len)
 		}
 		off += (size_t)n;
 	}
+}
+
+/*
+ * A NUL byte ends the scan's reading of the text, while iniparser reads
+ * on past it: refused once, at its line.
+ */
+static int
+inifile_nul(struct inifile *f, const char *text, size_t len)
+{
+	const char	*nul = memchr(text, '\0', len), *p;
+	int		 line = 1;
+
+	if (nul == NULL)
+		return 0;
+	for (p = text; p < nul; p++)
+		line += *p == '\n';
+	inifile_error(f, line, "expected text, found a NUL byte (iniparser "
+	    "would read past it, the scan would not)");
+	return -1;
 }
 
 /*
@@ -391,6 +522,12 @@ inifile_read(struct inifile *f)
 			inifile_error(f, 0, "cannot read: %s", strerror(errno));
 	}
 	close(fd);
+	if (text != NULL && inifile_nul(f, text, got) == -1) {
+		free(text);
+		free(f->keep);
+		f->keep = NULL;
+		return NULL;
+	}
 	return text;
 }
 
@@ -439,13 +576,15 @@ inifile_close(struct inifile *f, void (*report)(void *, const char *),
 
 	if (f == NULL)
 		return;
-	n = f->errors < INIFILE_ERRORS_MAX ? f->errors : INIFILE_ERRORS_MAX;
+	n = f->nmsgs < INIFILE_ERRORS_MAX ? f->nmsgs : INIFILE_ERRORS_MAX;
 	qsort(f->msgs, (size_t)n, sizeof(f->msgs[0]), inifile_msg_cmp);
+	/* A file with errors shows them alone: one mistake, one line. */
 	for (i = 0; i < n; i++)
-		report(arg, f->msgs[i].text);
-	if (f->errors > n) {
-		(void)snprintf(msg, sizeof(msg), "%s: %d more errors not "
-		    "shown", f->path, f->errors - n);
+		if (f->errors == 0 || !f->msgs[i].note)
+			report(arg, f->msgs[i].text);
+	if (f->nmsgs > n) {
+		(void)snprintf(msg, sizeof(msg), "%s: %d more messages not "
+		    "shown", f->path, f->nmsgs - n);
 		report(arg, msg);
 	}
 	if (f->copy_fd != -1)

@@ -26,6 +26,10 @@ struct inifile_schema {
 	const char		*expected;	/* "[a], [b] or [c]" */
 	/* Whether key (lower case) belongs in section. */
 	int			(*known_key)(int section, const char *key);
+	/* The known key nearest to an unknown one, or NULL. */
+	const char		*(*suggest_key)(int section, const char *key);
+	/* What to do with a file in another format (UCI, shell variables). */
+	const char		*foreign;
 };
 
 struct inifile;
@@ -44,9 +48,14 @@ int		 inifile_section_line(const struct inifile *f, int section);
 /* Adds "PATH:LINE: message" (line 0: "PATH: message", listed last). */
 void		 inifile_error(struct inifile *f, int line, const char *fmt,
 		    ...) __attribute__((format(printf, 3, 4)));
+/* Adds "PATH:LINE: note: message": a likely mistake, not an error. */
+void		 inifile_note(struct inifile *f, int line, const char *fmt,
+		    ...) __attribute__((format(printf, 3, 4)));
+/* Number of notes so far. */
+int		 inifile_notes(const struct inifile *f);
 /* Whether the file could be read (else a message says why not). */
 int		 inifile_was_read(const struct inifile *f);
-/* Number of messages so far. */
+/* Number of errors so far (notes not counted). */
 int		 inifile_errors(const struct inifile *f);
 /*
  * The value of section:key in iniparser's dictionary d, one pair of

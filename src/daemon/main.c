@@ -112,7 +112,7 @@ main_signals_release(void)
 static void
 usage(FILE *fp)
 {
-	fprintf(fp, "usage: caked [-dhstVv] [-c file]\n");
+	fprintf(fp, "usage: caked [-dhstVvW] [-c file]\n");
 }
 
 static void
@@ -322,6 +322,7 @@ struct main_opts {
 	int		 to_syslog;
 	int		 test;
 	int		 verbose;
+	int		 werror;	/* -W: notes are errors */
 };
 
 /* Parses the command line: -1 to go on, else the exit status. */
@@ -335,7 +336,7 @@ main_options(int argc, char *argv[], struct main_opts *o)
 	};
 	int	ch;
 
-	while ((ch = getopt_long(argc, argv, "c:dhstVv", longopts, NULL)) !=
+	while ((ch = getopt_long(argc, argv, "c:dhstVvW", longopts, NULL)) !=
 	    -1) {
 		switch (ch) {
 		case 'c':
@@ -359,6 +360,9 @@ main_options(int argc, char *argv[], struct main_opts *o)
 		case 'v':
 			o->verbose = 1;
 			break;
+		case 'W':
+			o->werror = 1;
+			break;
 		default:
 			usage(stderr);
 			return EXIT_USAGE;
@@ -376,7 +380,7 @@ main_options(int argc, char *argv[], struct main_opts *o)
 int
 main(int argc, char *argv[])
 {
-	struct main_opts	o = { CAKED_CONFFILE, 0, 0, 0, 0 };
+	struct main_opts	o = { CAKED_CONFFILE, 0, 0, 0, 0, 0 };
 	struct main_state	ms;
 	struct ctlsock_params	ctl;
 	int			rv;
@@ -392,8 +396,18 @@ main(int argc, char *argv[])
 	memset(&ms, 0, sizeof(ms));
 	ms.fd[0] = ms.fd[1] = -1;
 	if (config_load(o.path, &ms.cfg, o.test ? main_report_stderr :
-	    config_report_log, NULL) == -1)
+	    config_report_log, NULL) == -1) {
+		/* -t has printed every error already, one line each. */
+		if (o.test)
+			return EXIT_CONFIG;
 		fatalx("%s: configuration has errors", o.path);	/* exit 1 */
+	}
+	if (o.werror && ms.cfg.notes > 0) {
+		/* -t has printed them: its exit status says the rest. */
+		if (!o.test)
+			fatalx("%s: notes are errors with -W", o.path);
+		return EXIT_CONFIG;
+	}
 	if (o.verbose && config_print(&ms.cfg, stdout) == -1) {
 		fprintf(stderr, "caked: cannot print the configuration\n");
 		return EXIT_CONFIG;

@@ -25,6 +25,7 @@
 
 #include "caked/ctl.h"
 #include "common/json.h"
+#include "common/metrics.h"
 #include "ctl/parser.h"
 #include "ctl/render.h"
 
@@ -191,7 +192,7 @@ cakectl_print(struct cakectl *c, const struct json_value *v)
 		rc = render_stats(stdout, v);
 		break;
 	case PARSER_METRICS:
-		rc = render_metrics(stdout, v);
+		rc = metrics_render(stdout, v);
 		break;
 	case PARSER_HOSTS:
 		rc = render_hosts(stdout, v);

@@ -28,6 +28,7 @@
 #include "common/metrics.h"
 #include "ctl/parser.h"
 #include "ctl/render.h"
+#include "ctl/tcjson.h"
 
 #define CAKECTL_TIMEOUT_MS	10000	/* for the daemon's reply */
 #define CAKECTL_WATCH_NS	1000000000L
@@ -66,7 +67,7 @@ usage(void)
 	    "commands: flows [upload | download], hosts [upload | download],\n"
 	    "          metrics [upload | download], ping, reload,\n"
 	    "          set upload | download keyword ...,\n"
-	    "          stats [upload | download], version,\n"
+	    "          stats [upload | download] [--tc], version,\n"
 	    "          watch [upload | download]\n");
 	exit(CTL_EXIT_USAGE);
 }
@@ -231,7 +232,9 @@ cakectl_exchange(struct cakectl *c)
 		cakectl_die(CTL_EXIT_PROTOCOL, "bad reply: %s", err);
 	if (!json_get_bool(v, CTL_KEY_OK, false))
 		cakectl_refused(v);
-	if (c->json)
+	if (c->json && c->cmd.tc)
+		rc = tcjson_render(stdout, v);
+	else if (c->json)
 		fwrite(c->reply, 1, c->reply_len, stdout);
 	else
 		rc = cakectl_print(c, v);

@@ -9,6 +9,8 @@
 #     reflector, NAT cache and device I/O families and snake-case tin
 #     labels; other paths get 404, other methods 405, oversized headers
 #     are refused, and caked keeps serving.
+#     `cakectl -j stats --tc` prints each direction with the keys and
+#     value types of real tc output for cake (golden/tc/cake.json).
 #  2. Every numeric leaf of the live `stats` reply is in the captured full
 #     reply tests/unit/golden/ctl/stats-daemon.json, whose leaves
 #     test_metrics (unit) checks against the metric and omission tables.
@@ -131,6 +133,22 @@ if [ -n "${CAKED_GOLDEN_CAPTURE:-}" ]; then
 	cp "$NETNS_TMP/stats.json" "$CAKED_GOLDEN_CAPTURE"
 	log "captured the live reply into $CAKED_GOLDEN_CAPTURE"
 fi
+# cakectl -j stats --tc: tc's layout, checked against real tc output.
+TCGOLD=$top_srcdir/tests/unit/golden/tc/cake.json
+ctl -j stats --tc >"$NETNS_TMP/tc.json" || fail "cakectl -j stats --tc"
+check "stats --tc lines (one per direction)" \
+    "$(wc -l <"$NETNS_TMP/tc.json")" eq 2
+shape='.[0] | [keys_unsorted, (.tins[0] | keys_unsorted),
+    ([.[] | type]), ([.tins[0][] | type])]'
+want=$(jq -c "$shape" "$TCGOLD")
+n=0
+while read -r line; do
+	[ "$(echo "$line" | jq -c "$shape")" = "$want" ] && n=$((n + 1))
+done <"$NETNS_TMP/tc.json"
+check "stats --tc directions with tc's keys and types" "$n" eq 2
+check "stats --tc upload bytes" \
+    "$(head -n 1 "$NETNS_TMP/tc.json" | jq '.[0].bytes')" gt 100000
+
 for k in time_ns uptime_ns; do
 	check "stats reply has $k" "$(jq ".$k // 0" "$NETNS_TMP/stats.json")" gt 0
 done

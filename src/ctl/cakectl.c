@@ -253,21 +253,43 @@ cakectl_on_signal(int sig)
 	cakectl_stop = 1;
 }
 
+/* ts += CAKECTL_WATCH_NS */
+static void
+cakectl_tick(struct timespec *ts)
+{
+	ts->tv_nsec += CAKECTL_WATCH_NS % 1000000000L;
+	ts->tv_sec += CAKECTL_WATCH_NS / 1000000000L + ts->tv_nsec /
+	    1000000000L;
+	ts->tv_nsec %= 1000000000L;
+}
+
 static void
 cakectl_watch(struct cakectl *c)
 {
 	struct sigaction	sa;
-	struct timespec		ts = { 0, CAKECTL_WATCH_NS };
-	int			tty = isatty(STDOUT_FILENO);
+	struct timespec		ts;
+	/* -j: one compact reply per line for a log, never screen codes. */
+	int			tty = isatty(STDOUT_FILENO) && !c->json;
 	long			n;
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = cakectl_on_signal;
 	(void)sigaction(SIGINT, &sa, NULL);
 	(void)sigaction(SIGTERM, &sa, NULL);
+	(void)clock_gettime(CLOCK_MONOTONIC, &ts);
 	for (n = 0; !cakectl_stop && (c->count == 0 || n < c->count); n++) {
-		if (n > 0 && nanosleep(&ts, NULL) == -1)
-			continue;	/* interrupted: cakectl_stop is set */
+		/*
+		 * Absolute deadlines a second apart, so that the time the
+		 * daemon takes to answer does not stretch the interval (a
+		 * relative tv_nsec of 10^9 was refused with EINVAL, and watch
+		 * then spun without waiting).
+		 */
+		if (n > 0) {
+			cakectl_tick(&ts);
+			if (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME,
+			    &ts, NULL) != 0)
+				continue;	/* interrupted: cakectl_stop */
+		}
 		if (tty)
 			printf("\033[H\033[2J");	/* home, clear */
 		cakectl_exchange(c);

@@ -11,6 +11,8 @@
 #     are refused, and caked keeps serving.
 #     `cakectl -j stats --tc` prints each direction with the keys and
 #     value types of real tc output for cake (golden/tc/cake.json).
+#     `cakectl -j watch` writes one compact line a second with time_ns
+#     and no screen-control codes, even on a terminal.
 #  2. Every numeric leaf of the live `stats` reply is in the captured full
 #     reply tests/unit/golden/ctl/stats-daemon.json, whose leaves
 #     test_metrics (unit) checks against the metric and omission tables.
@@ -149,6 +151,24 @@ check "stats --tc directions with tc's keys and types" "$n" eq 2
 check "stats --tc upload bytes" \
     "$(head -n 1 "$NETNS_TMP/tc.json" | jq '.[0].bytes')" gt 100000
 
+# cakectl -j watch: one compact reply a line, a second apart, and no
+# screen codes even on a terminal (script(1) gives it one).
+ctl -j -n 3 watch >"$NETNS_TMP/watch.jsonl" || fail "cakectl -j watch"
+check "watch -j lines" "$(jq -c . "$NETNS_TMP/watch.jsonl" | wc -l)" eq 3
+check "watch -j lines, as read" "$(wc -l <"$NETNS_TMP/watch.jsonl")" eq 3
+gaps=$(jq -r .time_ns "$NETNS_TMP/watch.jsonl" | awk 'NR > 1 {
+	d = ($1 - p) / 1e9; if (d < 0.9 || d > 1.5) bad++ } { p = $1 }
+	END { print bad + 0 }')
+check "watch -j intervals outside 0.9-1.5 s" "$gaps" eq 0
+if command -v script >/dev/null 2>&1; then
+	script -qfec "$CAKECTL -s $SOCK -j -n 2 watch" /dev/null \
+	    >"$NETNS_TMP/watch-tty.txt" 2>&1
+	check "watch -j on a terminal: lines" \
+	    "$(grep -c '"time_ns"' "$NETNS_TMP/watch-tty.txt")" eq 2
+	check "watch -j on a terminal: escape bytes" \
+	    "$(tr -cd '\033' <"$NETNS_TMP/watch-tty.txt" | wc -c)" eq 0
+fi
+
 for k in time_ns uptime_ns; do
 	check "stats reply has $k" "$(jq ".$k // 0" "$NETNS_TMP/stats.json")" gt 0
 done
@@ -185,6 +205,9 @@ load_run()
 	netns_load_ping "$label" "$SECS" $(((SECS - 3) * 20))
 	c1=$(cpu_ticks "$FWD_PID")
 	t1=$(date +%s.%N)
+	[ -n "$spid" ] && SCRAPER_CPU=$(awk -v c="$(cpu_ticks "$spid")" \
+	    -v hz="$(getconf CLK_TCK)" -v s="$SECS" \
+	    'BEGIN { printf "%.0f", 100 * c / hz / s }')
 	[ -n "$spid" ] && wait "$spid" && res=$(cat "$NETNS_TMP/$label-scrape.txt")
 	set -- $LOAD_STATS
 	echo "$LOAD_GOODPUT $1 $(echo "$res" | awk '{ print $2, $3 }')" \
@@ -193,8 +216,10 @@ load_run()
 }
 
 metrics_start 'options = "bandwidth 20mbit nat dual-srchost"'
+SCRAPER_CPU=?
 base=$(load_run quiet)
-scraped=$(load_run scraped yes)
+load_run scraped yes >"$NETNS_TMP/scraped.txt"
+scraped=$(cat "$NETNS_TMP/scraped.txt")
 set -- $base
 b_bps=$1 b_med=$2 b_cpu=$5
 set -- $scraped
@@ -207,7 +232,9 @@ printf '%-28s %12s %14s %9s%%  %s\n' "no scraping" "$(mbit "$b_bps")" \
 printf '%-28s %12s %14s %9s%%  %s\n' "50 clients x 20 scrapes/s" \
     "$(mbit "$s_bps")" "$s_med" "$s_cpu" "$s_ok ok, $s_err failed"
 log "exposition: $(wc -c <"$NETNS_TMP/metrics.prom") bytes," \
-    "$(grep -c '^caked_' "$NETNS_TMP/metrics.prom") samples"
+    "$(grep -c '^caked_' "$NETNS_TMP/metrics.prom") samples;" \
+    "the scraper (python3) used ${SCRAPER_CPU}% of a CPU; load average" \
+    "$(cut -d' ' -f1-3 /proc/loadavg)"
 echo
 check "goodput without scraping Mbit/s" "$(mbit "$b_bps")" ge 15
 check "scrapes answered (of ~$((50 * 20 * SECS)))" "$s_ok" ge \

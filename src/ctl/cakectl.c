@@ -29,6 +29,7 @@
 #include "ctl/parser.h"
 #include "ctl/render.h"
 #include "ctl/tcjson.h"
+#include "ctl/top.h"
 
 #define CAKECTL_TIMEOUT_MS	10000	/* for the daemon's reply */
 #define CAKECTL_WATCH_NS	1000000000L
@@ -67,7 +68,8 @@ usage(void)
 	    "commands: flows [upload | download], hosts [upload | download],\n"
 	    "          metrics [upload | download], ping, reload,\n"
 	    "          set upload | download keyword ...,\n"
-	    "          stats [upload | download] [--tc], version,\n"
+	    "          stats [upload | download] [--tc],\n"
+	    "          top [upload | download], version,\n"
 	    "          watch [upload | download]\n");
 	exit(CTL_EXIT_USAGE);
 }
@@ -112,9 +114,8 @@ cakectl_wait(struct cakectl *c, short events)
 }
 
 static void
-cakectl_send(struct cakectl *c)
+cakectl_send(struct cakectl *c, const char *p)
 {
-	const char	*p = c->cmd.request;
 	size_t		 left = strlen(p);
 	ssize_t		 n;
 
@@ -226,7 +227,7 @@ cakectl_exchange(struct cakectl *c)
 	char			 err[128];
 	int			 rc = 0;
 
-	cakectl_send(c);
+	cakectl_send(c, c->cmd.request);
 	cakectl_receive(c);
 	if ((v = json_parse(c->reply, c->reply_len, err, sizeof(err))) == NULL)
 		cakectl_die(CTL_EXIT_PROTOCOL, "bad reply: %s", err);
@@ -244,6 +245,23 @@ cakectl_exchange(struct cakectl *c)
 		    "daemon");
 	if (fflush(stdout) == EOF)
 		cakectl_die(CTL_EXIT_USAGE, "stdout: %s", strerror(errno));
+}
+
+/* top's query: one request, its reply parsed (refusals exit). */
+static struct json_value *
+cakectl_query(void *arg, const char *request)
+{
+	struct cakectl		*c = arg;
+	struct json_value	*v;
+	char			 err[128];
+
+	cakectl_send(c, request);
+	cakectl_receive(c);
+	if ((v = json_parse(c->reply, c->reply_len, err, sizeof(err))) == NULL)
+		cakectl_die(CTL_EXIT_PROTOCOL, "bad reply: %s", err);
+	if (!json_get_bool(v, CTL_KEY_OK, false))
+		cakectl_refused(v);
+	return v;
 }
 
 static void
@@ -296,6 +314,27 @@ cakectl_watch(struct cakectl *c)
 	}
 }
 
+static void
+cakectl_top(struct cakectl *c)
+{
+	struct top_opts		o;
+	struct sigaction	sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = cakectl_on_signal;
+	(void)sigaction(SIGINT, &sa, NULL);
+	(void)sigaction(SIGTERM, &sa, NULL);
+	memset(&o, 0, sizeof(o));
+	o.dir = c->cmd.dir;
+	o.count = c->count;
+	o.tty = isatty(STDOUT_FILENO);
+	o.keys = o.tty && isatty(STDIN_FILENO);
+	o.stop = (volatile int *)&cakectl_stop;
+	if (top_run(stdout, &o, cakectl_query, c) == -1)
+		cakectl_die(CTL_EXIT_PROTOCOL, "incomplete reply from the "
+		    "daemon");
+}
+
 int
 main(int argc, char *argv[])
 {
@@ -342,6 +381,8 @@ main(int argc, char *argv[])
 	cakectl_connect(&c);
 	if (c.cmd.action == PARSER_WATCH)
 		cakectl_watch(&c);
+	else if (c.cmd.action == PARSER_TOP)
+		cakectl_top(&c);
 	else
 		cakectl_exchange(&c);
 	close(c.fd);

@@ -79,6 +79,7 @@ static const struct token t_main[] = {
 	{ TOK_KEYWORD, CTL_CMD_RELOAD, PARSER_RELOAD, t_end },
 	{ TOK_KEYWORD, CTL_CMD_SET, PARSER_SET, t_dir },
 	{ TOK_KEYWORD, CTL_CMD_STATS, PARSER_STATS, t_stats },
+	{ TOK_KEYWORD, "top", PARSER_TOP, t_dir_opt },
 	{ TOK_KEYWORD, CTL_CMD_VERSION, PARSER_VERSION, t_end },
 	{ TOK_KEYWORD, "watch", PARSER_WATCH, t_dir_opt },
 	{ TOK_END, NULL, PARSER_NONE, NULL },
@@ -93,6 +94,7 @@ static const char *const parser_request[] = {
 	[PARSER_RELOAD] = CTL_CMD_RELOAD,
 	[PARSER_SET] = CTL_CMD_SET,
 	[PARSER_STATS] = CTL_CMD_STATS,
+	[PARSER_TOP] = CTL_CMD_STATS,	/* top.c makes its own requests */
 	[PARSER_VERSION] = CTL_CMD_VERSION,
 	[PARSER_WATCH] = CTL_CMD_STATS,
 };

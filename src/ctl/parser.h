@@ -21,6 +21,7 @@ enum parser_action {
 	PARSER_RELOAD,
 	PARSER_SET,
 	PARSER_STATS,
+	PARSER_TOP,		/* live view, refreshed every second */
 	PARSER_VERSION,
 	PARSER_WATCH,		/* stats, repeated every second */
 };

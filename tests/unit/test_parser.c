@@ -104,7 +104,7 @@ test_wrong_words_name_what_was_expected(void **state)
 		const char	*error;
 	} cases[] = {
 		{ "stat", "unknown command 'stat' (expected flows, hosts, "
-		    "metrics, ping, reload, set, stats, version, watch)" },
+		    "metrics, ping, reload, set, stats, top, version, watch)" },
 		{ "hosts|sideways", "unknown argument 'sideways' (expected "
 		    "upload, download)" },
 		{ "flows|upload|5", "unexpected argument '5'" },

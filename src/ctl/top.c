@@ -32,6 +32,7 @@
 
 #define TOP_INTERVAL_NS	1000000000LL
 #define TOP_LABEL_MAX	128
+#define TOP_BPS_MIN	1000	/* rows slower than this are not shown */
 
 enum { TOP_STATS, TOP_HOSTS, TOP_FLOWS, TOP_REPLIES };
 
@@ -117,6 +118,7 @@ top_tins(FILE *fp, const struct json_value *d, const struct json_value *p,
 	const char		*name;
 	char			 av[16], pk[16], sp[16];
 
+	/* A tin's Mbit/s counts at enqueue, as tc's bytes: drops included. */
 	fprintf(fp, "  %-12s %8s %9s %9s %9s %6s %6s\n", "tin", "Mbit/s",
 	    "av_delay", "pk_delay", "sp_delay", "bulk", "sparse");
 	if (p != NULL && json_get(p, CTL_KEY_TINS) != NULL)
@@ -164,7 +166,9 @@ top_label(const struct json_value *r, bool flow, char *buf, size_t len)
 	const char	*d = json_get_str(r, "dst"), *p = json_get_str(r,
 	    "proto");
 
-	if (!flow)
+	if (s != NULL && strcmp(s, "-") == 0)
+		(void)snprintf(buf, len, "(non-IP)");
+	else if (!flow)
 		(void)snprintf(buf, len, "%s", s != NULL ? s : "?");
 	else
 		(void)snprintf(buf, len, "%s %s:%" PRIu64 " > %s:%" PRIu64,
@@ -212,8 +216,8 @@ top_rows(FILE *fp, const struct json_value *cur, const struct json_value *prev,
 	qsort(rows, n, sizeof(rows[0]), top_row_cmp);
 	fprintf(fp, "  busiest %s now%*s Mbit/s\n", flow ? "flows" : "hosts",
 	    flow ? 46 : 25, "");
-	for (i = 0; i < n && i < TOP_SHOWN && rows[i].bps > 0; i++)
-		fprintf(fp, "   %-*s %8.2f\n", flow ? 59 : 38, rows[i].label,
+	for (i = 0; i < n && i < TOP_SHOWN && rows[i].bps >= TOP_BPS_MIN; i++)
+		fprintf(fp, "   %-*s %8.3f\n", flow ? 59 : 38, rows[i].label,
 		    rows[i].bps / 1e6);
 }
 

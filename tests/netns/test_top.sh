@@ -18,7 +18,15 @@ SECS=${TOP_SECS:-15}
 TMUX_SOCK=$NETNS_TMP/tmux.sock
 tm() { tmux -S "$TMUX_SOCK" "$@"; }
 # our private tmux server goes with the namespaces, even on failure
-trap 'tm kill-server >/dev/null 2>&1; netns_cleanup' EXIT
+top_cleanup()
+{
+	local rc=$?
+
+	tm kill-server >/dev/null 2>&1
+	(exit "$rc")	# netns_cleanup takes the exit status from $?
+	netns_cleanup
+}
+trap top_cleanup EXIT
 
 netns_topo_tap
 netns_iperf_server
@@ -59,6 +67,11 @@ check "top upload rate / iperf3 goodput" \
     "$(ratio "$shown" "$(mbit "$goodput")")" ge 0.95
 check "top upload rate / iperf3 goodput " \
     "$(ratio "$shown" "$(mbit "$goodput")")" le 1.05
+# the same on the wire: goodput in whole 1514-byte frames
+check "top upload rate / iperf3 goodput on the wire" \
+    "$(ratio "$shown" "$(mbit "$(wire_bps "$goodput")")")" ge 0.98
+check "top upload rate / iperf3 goodput on the wire " \
+    "$(ratio "$shown" "$(mbit "$(wire_bps "$goodput")")")" le 1.02
 check "frames with drops/s > 0" "$drops" ge 1
 check "busiest host is the client" \
     "$(grep -c "^   $CLIENT_IP " "$NETNS_TMP/frame-3.txt")" ge 1

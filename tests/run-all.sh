@@ -27,7 +27,7 @@ packages=(
 	libcmocka-dev
 	iproute2 iperf3 iputils-ping jq tcpdump mandoc gnuplot-nox bc procps
 	conntrack nftables iptables
-	systemd passwd util-linux python3
+	systemd passwd util-linux python3 prometheus tmux
 	clang libclang-rt-14-dev valgrind
 	debhelper dh-autoreconf dpkg-dev fakeroot lintian
 )

@@ -71,6 +71,8 @@
 #define CTL_KEY_FLOWS		"flows"		/* array; in a host, a count */
 #define CTL_KEY_TOTAL		"total"		/* rows before the top N cut */
 #define CTL_KEY_ADDRESS		"address"
+#define CTL_KEY_TIME_NS		"time_ns"	/* CLOCK_REALTIME, every reply */
+#define CTL_KEY_UPTIME_NS	"uptime_ns"	/* since caked started */
 
 /* Values of CTL_KEY_CODE in an error reply. */
 #define CTL_CODE_UNKNOWN	"unknown"	/* no such command */

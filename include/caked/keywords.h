@@ -73,6 +73,14 @@ int	keywords_check_floors(const struct cake_config *cfg, uint32_t mtu,
  * small or an enum of cfg (or queues) is out of range.
  */
 int	keywords_format(const struct cake_config *cfg, char *buf, size_t len);
+/*
+ * The keyword of cfg's DiffServ mode ("diffserv3"), flow isolation mode
+ * ("triple-isolate") and ATM mode ("noatm"), as printed; NULL if out of
+ * range. For renderers that need one field alone (tc's JSON layout).
+ */
+const char	*keywords_diffserv_name(const struct cake_config *cfg);
+const char	*keywords_flow_mode_name(const struct cake_config *cfg);
+const char	*keywords_atm_name(const struct cake_config *cfg);
 
 /*
  * "20mbit", "2500kbps", "1gbit", "1000" (bit/s) -> bytes per second,

@@ -750,6 +750,24 @@ kw_format_tail(const struct cake_config *cfg, char *buf, size_t len,
 	return 0;
 }
 
+const char *
+keywords_diffserv_name(const struct cake_config *cfg)
+{
+	return kw_name(KW_DIFFSERV, cfg->diffserv);
+}
+
+const char *
+keywords_flow_mode_name(const struct cake_config *cfg)
+{
+	return kw_name(KW_FLOW, cfg->flow_mode);
+}
+
+const char *
+keywords_atm_name(const struct cake_config *cfg)
+{
+	return kw_name(KW_ATM, cfg->atm);
+}
+
 int
 keywords_format(const struct cake_config *cfg, char *buf, size_t len)
 {

@@ -26,8 +26,11 @@
 
 #include "caked/ctl.h"
 #include "common/json.h"
+#include "common/metrics.h"
 #include "ctl/parser.h"
 #include "ctl/render.h"
+#include "ctl/tcjson.h"
+#include "ctl/top.h"
 
 #define CAKECTL_TIMEOUT_MS	10000	/* for the daemon's reply */
 #define CAKECTL_WATCH_NS	1000000000L
@@ -65,9 +68,10 @@ cakectl_die(int status, const char *fmt, ...)
 	"commands: flows [upload | download], hosts [upload | download],\n" \
 	"          metrics [upload | download], ping, reload,\n" \
 	"          set upload | download keyword ...,\n" \
-	"          stats [upload | download], version,\n" \
+	"          stats [upload | download] [--tc],\n" \
+	"          top [upload | download], version,\n" \
 	"          watch [upload | download]\n" \
-	"-n count: rows of hosts and flows, refreshes of watch\n"
+	"-n count: rows of hosts and flows, refreshes of top and watch\n"
 
 static void __attribute__((noreturn))
 usage(int status)
@@ -123,9 +127,8 @@ cakectl_wait(struct cakectl *c, short events)
 }
 
 static void
-cakectl_send(struct cakectl *c)
+cakectl_send(struct cakectl *c, const char *p)
 {
-	const char	*p = c->cmd.request;
 	size_t		 left = strlen(p);
 	ssize_t		 n;
 
@@ -204,7 +207,7 @@ cakectl_print(struct cakectl *c, const struct json_value *v)
 		rc = render_stats(stdout, v);
 		break;
 	case PARSER_METRICS:
-		rc = render_metrics(stdout, v);
+		rc = metrics_render(stdout, v);
 		break;
 	case PARSER_HOSTS:
 		rc = render_hosts(stdout, v);
@@ -236,13 +239,15 @@ cakectl_exchange(struct cakectl *c)
 	char			 err[128];
 	int			 rc = 0;
 
-	cakectl_send(c);
+	cakectl_send(c, c->cmd.request);
 	cakectl_receive(c);
 	if ((v = json_parse(c->reply, c->reply_len, err, sizeof(err))) == NULL)
 		cakectl_die(CTL_EXIT_PROTOCOL, "bad reply: %s", err);
 	if (!json_get_bool(v, CTL_KEY_OK, false))
 		cakectl_refused(v);
-	if (c->json)
+	if (c->json && c->cmd.tc)
+		rc = tcjson_render(stdout, v);
+	else if (c->json)
 		fwrite(c->reply, 1, c->reply_len, stdout);
 	else
 		rc = cakectl_print(c, v);
@@ -254,6 +259,23 @@ cakectl_exchange(struct cakectl *c)
 		cakectl_die(CTL_EXIT_USAGE, "stdout: %s", strerror(errno));
 }
 
+/* top's query: one request, its reply parsed (refusals exit). */
+static struct json_value *
+cakectl_query(void *arg, const char *request)
+{
+	struct cakectl		*c = arg;
+	struct json_value	*v;
+	char			 err[128];
+
+	cakectl_send(c, request);
+	cakectl_receive(c);
+	if ((v = json_parse(c->reply, c->reply_len, err, sizeof(err))) == NULL)
+		cakectl_die(CTL_EXIT_PROTOCOL, "bad reply: %s", err);
+	if (!json_get_bool(v, CTL_KEY_OK, false))
+		cakectl_refused(v);
+	return v;
+}
+
 static void
 cakectl_on_signal(int sig)
 {
@@ -261,21 +283,43 @@ cakectl_on_signal(int sig)
 	cakectl_stop = 1;
 }
 
+/* ts += CAKECTL_WATCH_NS */
+static void
+cakectl_tick(struct timespec *ts)
+{
+	ts->tv_nsec += CAKECTL_WATCH_NS % 1000000000L;
+	ts->tv_sec += CAKECTL_WATCH_NS / 1000000000L + ts->tv_nsec /
+	    1000000000L;
+	ts->tv_nsec %= 1000000000L;
+}
+
 static void
 cakectl_watch(struct cakectl *c)
 {
 	struct sigaction	sa;
-	struct timespec		ts = { 0, CAKECTL_WATCH_NS };
-	int			tty = isatty(STDOUT_FILENO);
+	struct timespec		ts;
+	/* -j: one compact reply per line for a log, never screen codes. */
+	int			tty = isatty(STDOUT_FILENO) && !c->json;
 	long			n;
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = cakectl_on_signal;
 	(void)sigaction(SIGINT, &sa, NULL);
 	(void)sigaction(SIGTERM, &sa, NULL);
+	(void)clock_gettime(CLOCK_MONOTONIC, &ts);
 	for (n = 0; !cakectl_stop && (c->count == 0 || n < c->count); n++) {
-		if (n > 0 && nanosleep(&ts, NULL) == -1)
-			continue;	/* interrupted: cakectl_stop is set */
+		/*
+		 * Absolute deadlines a second apart, so that the time the
+		 * daemon takes to answer does not stretch the interval (a
+		 * relative tv_nsec of 10^9 was refused with EINVAL, and watch
+		 * then spun without waiting).
+		 */
+		if (n > 0) {
+			cakectl_tick(&ts);
+			if (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME,
+			    &ts, NULL) != 0)
+				continue;	/* interrupted: cakectl_stop */
+		}
 		if (tty)
 			printf("\033[H\033[2J");	/* home, clear */
 		cakectl_exchange(c);
@@ -350,8 +394,8 @@ cakectl_late_options(struct cakectl *c, int argc, char *argv[])
 		} else if (w[1] == 'n' || w[1] == 's')
 			cakectl_die(CTL_EXIT_USAGE, "-%c: missing argument",
 			    w[1]);
-		else if (set)
-			argv[n++] = argv[i];
+		else if (set || strcmp(w, "--tc") == 0)
+			argv[n++] = argv[i];	/* the parser's to judge */
 		else
 			cakectl_die(CTL_EXIT_USAGE, "unknown option '%.32s' "
 			    "(cakectl's options are -h, -j, -n count, "
@@ -359,6 +403,27 @@ cakectl_late_options(struct cakectl *c, int argc, char *argv[])
 			    w);
 	}
 	return n;
+}
+
+static void
+cakectl_top(struct cakectl *c)
+{
+	struct top_opts		o;
+	struct sigaction	sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = cakectl_on_signal;
+	(void)sigaction(SIGINT, &sa, NULL);
+	(void)sigaction(SIGTERM, &sa, NULL);
+	memset(&o, 0, sizeof(o));
+	o.dir = c->cmd.dir;
+	o.count = c->count;
+	o.tty = isatty(STDOUT_FILENO);
+	o.keys = o.tty && isatty(STDIN_FILENO);
+	o.stop = (volatile int *)&cakectl_stop;
+	if (top_run(stdout, &o, cakectl_query, c) == -1)
+		cakectl_die(CTL_EXIT_PROTOCOL, "incomplete reply from the "
+		    "daemon");
 }
 
 int
@@ -386,6 +451,7 @@ main(int argc, char *argv[])
 		cakectl_die(CTL_EXIT_USAGE, "%s", err);
 	/* An option the command would ignore is a mistake. */
 	if (c.count_set && c.cmd.action != PARSER_WATCH &&
+	    c.cmd.action != PARSER_TOP &&
 	    parser_top(&c.cmd, c.count, err, sizeof(err)) == -1)
 		cakectl_die(CTL_EXIT_USAGE, "%s", err);
 	if (c.cmd.action == PARSER_VERSION && !c.json) {
@@ -396,6 +462,8 @@ main(int argc, char *argv[])
 	cakectl_connect(&c);
 	if (c.cmd.action == PARSER_WATCH)
 		cakectl_watch(&c);
+	else if (c.cmd.action == PARSER_TOP)
+		cakectl_top(&c);
 	else
 		cakectl_exchange(&c);
 	close(c.fd);

@@ -24,6 +24,7 @@ enum token_type {
 	TOK_KEYWORD,		/* a fixed word */
 	TOK_DIR,		/* upload or download */
 	TOK_REST,		/* one or more words, passed on as they are */
+	TOK_FLAG,		/* a word for cakectl alone (--tc): not sent */
 };
 
 struct token {
@@ -56,6 +57,20 @@ static const struct token t_end[] = {
 	{ TOK_END, NULL, PARSER_NONE, NULL },
 };
 
+static const struct token t_stats_tc[] = {
+	{ TOK_NONE, NULL, PARSER_NONE, NULL },
+	{ TOK_FLAG, "--tc", PARSER_NONE, t_end },
+	{ TOK_END, NULL, PARSER_NONE, NULL },
+};
+
+static const struct token t_stats[] = {
+	{ TOK_NONE, NULL, PARSER_NONE, NULL },
+	{ TOK_DIR, CTL_DIR_UPLOAD, PARSER_NONE, t_stats_tc },
+	{ TOK_DIR, CTL_DIR_DOWNLOAD, PARSER_NONE, t_stats_tc },
+	{ TOK_FLAG, "--tc", PARSER_NONE, t_end },
+	{ TOK_END, NULL, PARSER_NONE, NULL },
+};
+
 static const struct token t_main[] = {
 	{ TOK_KEYWORD, CTL_CMD_FLOWS, PARSER_FLOWS, t_dir_opt },
 	{ TOK_KEYWORD, CTL_CMD_HOSTS, PARSER_HOSTS, t_dir_opt },
@@ -63,7 +78,8 @@ static const struct token t_main[] = {
 	{ TOK_KEYWORD, CTL_CMD_PING, PARSER_PING, t_end },
 	{ TOK_KEYWORD, CTL_CMD_RELOAD, PARSER_RELOAD, t_end },
 	{ TOK_KEYWORD, CTL_CMD_SET, PARSER_SET, t_dir },
-	{ TOK_KEYWORD, CTL_CMD_STATS, PARSER_STATS, t_dir_opt },
+	{ TOK_KEYWORD, CTL_CMD_STATS, PARSER_STATS, t_stats },
+	{ TOK_KEYWORD, "top", PARSER_TOP, t_dir_opt },
 	{ TOK_KEYWORD, CTL_CMD_VERSION, PARSER_VERSION, t_end },
 	{ TOK_KEYWORD, "watch", PARSER_WATCH, t_dir_opt },
 	{ TOK_END, NULL, PARSER_NONE, NULL },
@@ -78,6 +94,7 @@ static const char *const parser_request[] = {
 	[PARSER_RELOAD] = CTL_CMD_RELOAD,
 	[PARSER_SET] = CTL_CMD_SET,
 	[PARSER_STATS] = CTL_CMD_STATS,
+	[PARSER_TOP] = CTL_CMD_STATS,	/* top.c makes its own requests */
 	[PARSER_VERSION] = CTL_CMD_VERSION,
 	[PARSER_WATCH] = CTL_CMD_STATS,
 };
@@ -121,6 +138,7 @@ parser_match(const struct token *table, const char *word)
 		switch (table[i].type) {
 		case TOK_KEYWORD:
 		case TOK_DIR:
+		case TOK_FLAG:
 			if (strcmp(word, table[i].word) == 0)
 				return &table[i];
 			break;
@@ -188,7 +206,9 @@ parser_parse(int argc, char *const argv[], struct parser_result *res,
 			    "%s)", table == t_main ? "unknown command" :
 			    "unknown argument", argv[i], expected);
 		}
-		if (t->action != PARSER_NONE) {
+		if (t->type == TOK_FLAG)
+			res->tc = true;		/* the one flag so far */
+		else if (t->action != PARSER_NONE) {
 			res->action = t->action;
 			if (parser_append(res, &n, parser_request[t->action],
 			    err, errlen) == -1)

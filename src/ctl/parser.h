@@ -7,6 +7,7 @@
 #ifndef CAKED_CTL_PARSER_H
 #define CAKED_CTL_PARSER_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "caked/ctl.h"
@@ -20,6 +21,7 @@ enum parser_action {
 	PARSER_RELOAD,
 	PARSER_SET,
 	PARSER_STATS,
+	PARSER_TOP,		/* live view, refreshed every second */
 	PARSER_VERSION,
 	PARSER_WATCH,		/* stats, repeated every second */
 };
@@ -27,6 +29,7 @@ enum parser_action {
 struct parser_result {
 	enum parser_action	 action;
 	const char		*dir;		/* NULL: both directions */
+	bool			 tc;		/* stats --tc: tc's JSON layout */
 	char			 request[CTL_LINE_MAX];	/* ends in "\n" */
 };
 

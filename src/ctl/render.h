@@ -15,8 +15,6 @@ struct json_value;
  * block per direction. Returns 0, or -1 if the reply lacks a field.
  */
 int	render_stats(FILE *fp, const struct json_value *reply);
-/* Prints a stats reply in the Prometheus text exposition format 0.0.4. */
-int	render_metrics(FILE *fp, const struct json_value *reply);
 /*
  * Print a hosts or flows reply: per direction a title line, then a table
  * with a header line and aligned columns. Return 0, or -1 if the reply

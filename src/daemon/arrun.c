@@ -259,6 +259,8 @@ arrun_view(const struct arrun *r, int dir, struct arrun_view *v)
 		v->probes_sent = ps.sent;
 		v->probe_replies = ps.replies;
 		v->probe_kernel_stamps = ps.kernel_stamps;
+		v->probe_send_errors = ps.send_errors;
+		v->probe_unmatched = ps.unmatched;
 	}
 	return true;
 }
@@ -292,6 +294,8 @@ arrun_json(const struct arrun *r, int dir, struct json_writer *w)
 	json_uint(w, "probes_sent", v.probes_sent);
 	json_uint(w, "probe_replies", v.probe_replies);
 	json_uint(w, "probe_kernel_stamps", v.probe_kernel_stamps);
+	json_uint(w, "probe_send_errors", v.probe_send_errors);
+	json_uint(w, "probe_unmatched", v.probe_unmatched);
 	json_array_begin(w, "reflectors");
 	for (i = 0; i < v.delay.count; i++) {
 		rf = &v.delay.refl[i];

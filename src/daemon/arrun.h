@@ -33,6 +33,8 @@ struct arrun_view {
 	uint64_t		probes_sent;
 	uint64_t		probe_replies;
 	uint64_t		probe_kernel_stamps;	/* timed by the kernel */
+	uint64_t		probe_send_errors;
+	uint64_t		probe_unmatched;	/* late or not ours */
 };
 
 struct arrun;

@@ -16,6 +16,8 @@
  * user; errors go to the caller's reporter (config_report_log() logs
  * them), and it never clamps or guesses a value.
  */
+#include <arpa/inet.h>
+
 #include <ctype.h>
 #include <grp.h>
 #include <pwd.h>
@@ -46,7 +48,7 @@ static const char *const config_sections[SEC_COUNT] = {
 static const char *const general_keys[] = {
 	"mode", "lan", "wan", "mtu", "control", "user", "log-level", "log",
 	"control-group", "admin-group", "offload", "nat-cache-size",
-	"nat-cache-expiry",
+	"nat-cache-expiry", "metrics-listen",
 };
 #define GENERAL_KEYS	(sizeof(general_keys) / sizeof(general_keys[0]))
 
@@ -167,6 +169,40 @@ config_device(struct config_ctx *ctx, const char *key, int line,
 		(void)snprintf(dst, IFNAMSIZ, "%s", v);
 }
 
+/* metrics-listen ADDRESS:PORT: an IPv4 address, or an IPv6 one in []. */
+static void
+config_metrics_listen(struct config_ctx *ctx, const char *key, int line,
+    const char *v, struct caked_config *cfg)
+{
+	struct in6_addr	 a;
+	const char	*colon = strrchr(v, ':'), *p = v;
+	char		 addr[CONFIG_ADDR_MAX];
+	unsigned long	 port;
+	size_t		 n = colon != NULL ? (size_t)(colon - v) : 0;
+	int		 v6 = n > 2 && v[0] == '[' && v[n - 1] == ']';
+
+	if (v6) {
+		p++;
+		n -= 2;
+	}
+	if (colon == NULL || n == 0 || n >= sizeof(addr) ||
+	    config_parse_uint(colon + 1, 65535, &port) == -1 || port == 0) {
+		config_expect(ctx, line, SEC_GENERAL, key,
+		    "ADDRESS:PORT (for example 127.0.0.1:9464)", v);
+		return;
+	}
+	memcpy(addr, p, n);
+	addr[n] = '\0';
+	if (inet_pton(v6 ? AF_INET6 : AF_INET, addr, &a) != 1) {
+		config_expect(ctx, line, SEC_GENERAL, key, v6 ?
+		    "an IPv6 address in [] and a port" :
+		    "an IPv4 address and a port", v);
+		return;
+	}
+	memcpy(cfg->metrics_addr, addr, n + 1);
+	cfg->metrics_port = (uint16_t)port;
+}
+
 /* nat-cache-size ENTRIES, nat-cache-expiry SECONDS[s]. */
 static void
 config_nat_cache(struct config_ctx *ctx, const char *key, int line,
@@ -272,6 +308,8 @@ config_general_key(struct config_ctx *ctx, const char *key, int line,
 			    "debug, info, warning or error", v);
 	} else if (strncmp(key, "nat-cache-", 10) == 0)
 		config_nat_cache(ctx, key, line, v, cfg);
+	else if (strcmp(key, "metrics-listen") == 0)
+		config_metrics_listen(ctx, key, line, v, cfg);
 	else if (strcmp(key, "offload") == 0) {
 		if (config_bool(v) != -1)
 			cfg->offload = config_bool(v) == 1;
@@ -492,6 +530,10 @@ config_print(const struct caked_config *cfg, FILE *fp)
 	if (cfg->nat_cache_expiry_s != NATCACHE_EXPIRY_DEFAULT_S)
 		fprintf(fp, "nat-cache-expiry = %us\n",
 		    cfg->nat_cache_expiry_s);
+	if (cfg->metrics_port != 0)
+		fprintf(fp, strchr(cfg->metrics_addr, ':') != NULL ?
+		    "metrics-listen = [%s]:%u\n" : "metrics-listen = %s:%u\n",
+		    cfg->metrics_addr, cfg->metrics_port);
 	fprintf(fp, "log-level = %s\nlog = %s\n", levels[lvl],
 	    cfg->log_syslog ? "syslog" : "stderr");
 	arconf_print_general(cfg, fp);
@@ -523,6 +565,9 @@ config_restart_needed(const struct caked_config *old,
 		return "[general] nat-cache-size";
 	if (strcmp(old->control, new->control) != 0)
 		return "[general] control";
+	if (strcmp(old->metrics_addr, new->metrics_addr) != 0 ||
+	    old->metrics_port != new->metrics_port)
+		return "[general] metrics-listen";
 	if (strcmp(old->user, new->user) != 0)
 		return "[general] user";
 	if (strcmp(old->control_group, new->control_group) != 0)

@@ -26,6 +26,7 @@
 #define CONFIG_MTU_MIN		68	/* IPv4 minimum (RFC 791) */
 #define CONFIG_MTU_MAX		65535
 #define CONFIG_CONTROL_MAX	108	/* sizeof(sun_path), NUL included */
+#define CONFIG_ADDR_MAX		46	/* INET6_ADDRSTRLEN */
 #define CONFIG_USER_MAX		64
 #define CONFIG_FILE_MAX		(1024 * 1024)	/* bytes read at most */
 #define CONFIG_ENTRIES_MAX	256	/* sections + keys in one file */
@@ -51,6 +52,8 @@ struct caked_config {
 	uint32_t		nat_cache_size;		/* entries */
 	uint32_t		nat_cache_expiry_s;	/* idle positive entries */
 	char			control[CONFIG_CONTROL_MAX];
+	char			metrics_addr[CONFIG_ADDR_MAX];	/* numeric */
+	uint16_t		metrics_port;	/* 0: no /metrics endpoint */
 	char			user[CONFIG_USER_MAX];	/* "" = stay root */
 	char			control_group[CONFIG_USER_MAX];	/* "" = keep */
 	char			admin_group[CONFIG_USER_MAX];	/* "" = root only */

@@ -117,21 +117,30 @@ ctlcmd_dir_parse(const char *s)
 	return -1;
 }
 
+/* Every reply starts so: a log of replies can be plotted over time. */
 static void
-ctlcmd_head(struct json_writer *w, bool ok)
+ctlcmd_head(const struct ctlcmd_ops *ops, struct json_writer *w, bool ok)
 {
+	uint64_t	real_ns = 0, uptime_ns = 0;
+
 	json_object_begin(w, NULL);
 	json_uint(w, CTL_KEY_VERSION, CTL_PROTOCOL_VERSION);
 	json_bool(w, CTL_KEY_OK, ok);
+	if (ops == NULL || ops->clock == NULL)
+		return;
+	ops->clock(ops->arg, &real_ns, &uptime_ns);
+	json_uint(w, CTL_KEY_TIME_NS, real_ns);
+	json_uint(w, CTL_KEY_UPTIME_NS, uptime_ns);
 }
 
 int
-ctlcmd_error(const char *code, const char *msg, char *out, size_t cap)
+ctlcmd_error(const struct ctlcmd_ops *ops, const char *code,
+    const char *msg, char *out, size_t cap)
 {
 	struct json_writer	w;
 
 	json_init(&w, out, cap);
-	ctlcmd_head(&w, false);
+	ctlcmd_head(ops, &w, false);
 	json_string(&w, CTL_KEY_CODE, code);
 	json_string(&w, CTL_KEY_ERROR, msg);
 	json_object_end(&w);
@@ -288,7 +297,13 @@ ctlcmd_nat(struct ctlcmd_ctx *x)
 	json_uint(&x->w, "not_found", n.not_found);
 	json_uint(&x->w, "query_failures", n.query_failures);
 	json_uint(&x->w, "query_skipped", n.query_skipped);
+	json_uint(&x->w, "query_timeouts", n.query_timeouts);
+	json_uint(&x->w, "parse_errors", n.parse_errors);
 	json_uint(&x->w, "enobufs", n.enobufs);
+	json_uint(&x->w, "in_flight", n.in_flight);
+	json_uint(&x->w, "inserts", n.inserts);
+	json_uint(&x->w, "updates", n.updates);
+	json_uint(&x->w, "removals", n.removals);
 	json_object_end(&x->w);
 }
 
@@ -303,7 +318,7 @@ ctlcmd_stats(struct ctlcmd_ctx *x, struct ctlcmd_req *r)
 	if (r->argc == 2 && (dir = ctlcmd_dir_parse(r->argv[1])) == -1)
 		return ctlcmd_fail(x, CTL_CODE_USAGE,
 		    "unknown direction '%s' (upload or download)", r->argv[1]);
-	ctlcmd_head(&x->w, true);
+	ctlcmd_head(x->ops, &x->w, true);
 	json_object_begin(&x->w, CTL_KEY_DIRECTIONS);
 	for (i = 0; i < CTLCMD_DIRS; i++) {
 		if (dir != -1 && i != dir)
@@ -315,6 +330,8 @@ ctlcmd_stats(struct ctlcmd_ctx *x, struct ctlcmd_req *r)
 	json_object_end(&x->w);
 	ctlcmd_control(x);
 	ctlcmd_nat(x);
+	if (x->ops->daemon != NULL)
+		x->ops->daemon(x->ops->arg, &x->w);
 	json_object_end(&x->w);
 	return 0;
 }
@@ -355,7 +372,7 @@ ctlcmd_set(struct ctlcmd_ctx *x, struct ctlcmd_req *r)
 	if (x->ops->snapshot(x->ops->arg, dir, &st, &cfg) == -1 ||
 	    keywords_format(&cfg, opts, sizeof(opts)) == -1)
 		opts[0] = '\0';
-	ctlcmd_head(&x->w, true);
+	ctlcmd_head(x->ops, &x->w, true);
 	json_string(&x->w, "direction", ctlcmd_dirs[dir]);
 	json_string(&x->w, CTL_KEY_OPTIONS, opts);
 	json_object_end(&x->w);
@@ -376,7 +393,7 @@ ctlcmd_reload(struct ctlcmd_ctx *x, struct ctlcmd_req *r)
 		x->code = CTL_CODE_FAILED;
 		return -1;
 	}
-	ctlcmd_head(&x->w, true);
+	ctlcmd_head(x->ops, &x->w, true);
 	json_string(&x->w, CTL_KEY_MESSAGE, "configuration reloaded");
 	json_object_end(&x->w);
 	return 1;
@@ -388,7 +405,7 @@ ctlcmd_simple(struct ctlcmd_ctx *x, struct ctlcmd_req *r)
 	if (r->argc != 1)
 		return ctlcmd_fail(x, CTL_CODE_USAGE, "usage: %s",
 		    r->argv[0]);
-	ctlcmd_head(&x->w, true);
+	ctlcmd_head(x->ops, &x->w, true);
 	if (strcmp(r->argv[0], CTL_CMD_VERSION) == 0)
 		json_string(&x->w, CTL_KEY_DAEMON_VERSION,
 		    x->ops->version != NULL ? x->ops->version : "unknown");
@@ -675,7 +692,7 @@ ctlcmd_top(struct ctlcmd_ctx *x, struct ctlcmd_req *r)
 	if (ctlcmd_top_args(x, r, &q) == -1)
 		return -1;
 	q.hosts = strcmp(r->argv[0], CTL_CMD_HOSTS) == 0;
-	ctlcmd_head(&x->w, true);
+	ctlcmd_head(x->ops, &x->w, true);
 	json_object_begin(&x->w, CTL_KEY_DIRECTIONS);
 	for (i = 0; i < CTLCMD_DIRS; i++) {
 		if (q.dir != -1 && i != q.dir)
@@ -738,10 +755,10 @@ ctlcmd_handle(const struct ctlcmd_ops *ops, const struct ctlcmd_peer *peer,
 	}
 	if (rc != -1)
 		(void)ctlcmd_fail(&x, CTL_CODE_FAILED, "reply too large");
-	n = ctlcmd_error(x.code, x.err, out, cap);
+	n = ctlcmd_error(ops, x.code, x.err, out, cap);
 	/* A message quoting a long request may not fit: a short one does. */
 	if (n == -1)
-		n = ctlcmd_error(x.code, "reply too large", out, cap);
+		n = ctlcmd_error(ops, x.code, "reply too large", out, cap);
 	*outlen = n == -1 ? 0 : (size_t)n;
 	return strcmp(x.code, CTL_CODE_DENIED) == 0 ? CTLCMD_DENIED :
 	    CTLCMD_ERROR;

@@ -82,7 +82,13 @@ struct ctlcmd_nat {
 	uint64_t	not_found;
 	uint64_t	query_failures;
 	uint64_t	query_skipped;
+	uint64_t	query_timeouts;	/* no answer within a second */
+	uint64_t	parse_errors;	/* netlink messages not understood */
 	uint64_t	enobufs;
+	uint64_t	in_flight;	/* queries awaiting an answer now */
+	uint64_t	inserts;	/* cache entries added */
+	uint64_t	updates;	/* cache entries rewritten */
+	uint64_t	removals;	/* connection destroyed */
 };
 
 /* How ctlcmd reaches the daemon; every callback may be NULL. */
@@ -110,6 +116,14 @@ struct ctlcmd_ops {
 			    struct json_writer *w);
 	/* Writes dir's "io" member: device reads, writes, bad frames. */
 	void		(*io)(void *arg, int dir, struct json_writer *w);
+	/* Writes the "daemon" member: reloads, loop counters, build. */
+	void		(*daemon)(void *arg, struct json_writer *w);
+	/*
+	 * CLOCK_REALTIME and the time since start (ns), put in every reply
+	 * as time_ns and uptime_ns; NULL leaves them out (tests).
+	 */
+	void		(*clock)(void *arg, uint64_t *real_ns,
+			    uint64_t *uptime_ns);
 };
 
 /* What a request did, for the caller's log and counters. */
@@ -124,14 +138,17 @@ enum ctlcmd_result {
  * Answers line (NUL-terminated, without its "\n") into out[0..cap) as one
  * JSON object ended by "\n"; *outlen gets its length. Returns enum
  * ctlcmd_result. If cap is too small the reply is an error that fits in
- * 128 bytes.
+ * 160 bytes (time stamps included).
  */
 int		 ctlcmd_handle(const struct ctlcmd_ops *ops,
 		    const struct ctlcmd_peer *peer, const char *line,
 		    char *out, size_t cap, size_t *outlen);
-/* An error reply with code (CTL_CODE_*) and msg. Returns its length or -1. */
-int		 ctlcmd_error(const char *code, const char *msg, char *out,
-		    size_t cap);
+/*
+ * An error reply with code (CTL_CODE_*) and msg, stamped with ops's clock
+ * (ops may be NULL). Returns its length or -1.
+ */
+int		 ctlcmd_error(const struct ctlcmd_ops *ops, const char *code,
+		    const char *msg, char *out, size_t cap);
 /*
  * How many IP hosts (not 0.0.0.0 or ::) the n flows f of direction dir
  * belong to (the source in upload, the destination in download);

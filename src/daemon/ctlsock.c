@@ -217,8 +217,9 @@ ctlsock_answer(struct ctlsock_client *cl, size_t len)
 	cl->in[len - 1] = '\0';
 	cs->count.requests++;
 	if (memchr(cl->in, '\0', len - 1) != NULL) {
-		n = ctlcmd_error(CTL_CODE_USAGE, "request contains bytes "
-		    "other than printable ASCII", cl->out, sizeof(cl->out));
+		n = ctlcmd_error(&cs->ops, CTL_CODE_USAGE, "request contains "
+		    "bytes other than printable ASCII", cl->out,
+		    sizeof(cl->out));
 		cl->out_len = n == -1 ? 0 : (size_t)n;
 	} else {
 		result = ctlcmd_handle(&cs->ops, &cl->peer, cl->in, cl->out,
@@ -251,8 +252,9 @@ ctlsock_serve(struct ctlsock_client *cl)
 		}
 		if (nl == NULL) {
 			cl->cs->count.too_long++;
-			n = ctlcmd_error(CTL_CODE_TOOLONG, "request longer "
-			    "than 4095 bytes", cl->out, sizeof(cl->out));
+			n = ctlcmd_error(&cl->cs->ops, CTL_CODE_TOOLONG,
+			    "request longer than 4095 bytes", cl->out,
+			    sizeof(cl->out));
 			cl->out_len = n == -1 ? 0 : (size_t)n;
 			cl->closing = true;
 			(void)event_del(cl->ev_read);
@@ -357,11 +359,11 @@ ctlsock_slot(const struct ctlsock *cs, uid_t uid, bool admin, char *why,
 static void
 ctlsock_refuse(struct ctlsock *cs, int fd, const char *why)
 {
-	char	busy[200];
+	char	busy[320];	/* why (160) and a stamped head */
 	int	n;
 
 	cs->count.refused_busy++;
-	n = ctlcmd_error(CTL_CODE_BUSY, why, busy, sizeof(busy));
+	n = ctlcmd_error(&cs->ops, CTL_CODE_BUSY, why, busy, sizeof(busy));
 	if (n > 0)
 		(void)send(fd, busy, (size_t)n, MSG_NOSIGNAL | MSG_DONTWAIT);
 	close(fd);

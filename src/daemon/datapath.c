@@ -495,7 +495,17 @@ datapath_json(const struct datapath *dp, struct json_writer *w)
 	json_uint(w, "tx_packets", st->tx_pkts);
 	json_uint(w, "tx_bytes", st->tx_bytes);
 	json_uint(w, "tx_blocked", st->tx_blocked);
+	json_uint(w, "tx_coalesced", st->tx_coalesced);
 	json_uint(w, "tx_errors", st->tx_errors);
 	json_uint(w, "too_big", st->too_big);
+	json_object_begin(w, "drops");
+	json_uint(w, "aqm", st->drops[CAKE_DROP_AQM]);
+	json_uint(w, "overlimit", st->drops[CAKE_DROP_OVERLIMIT]);
+	json_uint(w, "ack_filter", st->drops[CAKE_DROP_ACK_FILTER]);
+	json_uint(w, "gso_fail", st->drops[CAKE_DROP_GSO_FAIL]);
+	json_uint(w, "tin_gone", st->drops[CAKE_DROP_TIN_GONE]);
+	json_uint(w, "flush", st->drops[CAKE_DROP_FLUSH]);
 	json_object_end(w);
+	json_object_end(w);
+	pool_json(dp->pool, w);
 }

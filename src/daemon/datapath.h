@@ -96,7 +96,10 @@ uint64_t	datapath_next_ns(const struct datapath *dp, uint64_t now_ns);
 void		datapath_reap(struct datapath *dp);
 /* Drops everything queued or held (counted as flush drops). */
 void		datapath_flush(struct datapath *dp);
-/* Writes the I/O counters as the "io" member of the current object. */
+/*
+ * Writes the I/O counters and drops by reason as the "io" member of the
+ * current object, and the buffer pool's as "pool".
+ */
 void		datapath_json(const struct datapath *dp, struct json_writer *w);
 /* Logs the engine's and the I/O counters at LOG_INFO. */
 void		datapath_log_stats(const struct datapath *dp);

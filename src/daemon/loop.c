@@ -25,18 +25,22 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <event2/event.h>
 
 #include "caked/cake.h"
+#include "caked/ctl.h"
 #include "caked/keywords.h"
+#include "common/json.h"
 #include "daemon/arrun.h"
 #include "daemon/config.h"
 #include "daemon/conntrack.h"
 #include "daemon/ctlcmd.h"
 #include "daemon/ctlsock.h"
 #include "daemon/datapath.h"
+#include "daemon/httpd.h"
 #include "daemon/log.h"
 #include "daemon/loop.h"
 #include "daemon/notify.h"
@@ -73,7 +77,12 @@ struct loop {
 	uint64_t		 reloads;
 	uint64_t		 reload_failures;
 	uint64_t		 timer_spins;	/* see LOOP_SPIN_NS */
+	uint64_t		 start_ns;	/* CLOCK_MONOTONIC at creation */
+	bool			 reload_ok;	/* the last reload, or start */
+	uint64_t		 reload_ok_real_ns;	/* its CLOCK_REALTIME */
 	struct ctlcmd_scratch	 ctl_scratch;	/* hosts/flows, made once */
+	struct ctlcmd_ops	 ctl_ops;	/* control socket and /metrics */
+	struct httpd		*httpd;		/* NULL: no metrics-listen */
 	struct conntrack	*nat;		/* NULL: not needed or unavailable */
 	bool			 nat_warned;	/* "unavailable" logged once */
 	struct arrun		*ar;		/* autorate */
@@ -330,6 +339,17 @@ loop_apply(struct loop *l, const struct caked_config *new)
 	return 0;
 }
 
+/* CLOCK_REALTIME in ns, for time stamps shown to people and tools. */
+static uint64_t
+loop_real_ns(void)
+{
+	struct timespec	ts;
+
+	if (clock_gettime(CLOCK_REALTIME, &ts) == -1)
+		return 0;
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
 /* Parse, then swap. Returns 0, or -1 with a one-line reason in err. */
 static int
 loop_reload(struct loop *l, char *err, size_t errlen)
@@ -360,11 +380,13 @@ loop_reload(struct loop *l, char *err, size_t errlen)
 		if (!l->setup.keep_debug)
 			log_setlevel(new.log_level);
 		l->reloads++;
+		l->reload_ok_real_ns = loop_real_ns();
 		log_info("reloaded %s", l->setup.path);
 		rv = 0;
 	}
 	if (rv == -1)
 		l->reload_failures++;
+	l->reload_ok = rv == 0;
 	if (notify_send("READY=1") == -1)
 		log_warn("notify READY");
 	return rv;
@@ -544,7 +566,13 @@ loop_ctl_nat(void *arg, struct ctlcmd_nat *n)
 	n->not_found = s.not_found;
 	n->query_failures = s.query_failures;
 	n->query_skipped = s.query_skipped;
+	n->query_timeouts = s.query_timeouts;
+	n->parse_errors = s.parse_errors;
 	n->enobufs = s.enobufs;
+	n->in_flight = s.in_flight;
+	n->inserts = s.cache.inserts;
+	n->updates = s.cache.updates;
+	n->removals = s.cache.removals;
 	return 0;
 }
 
@@ -565,17 +593,61 @@ loop_ctl_io(void *arg, int dir, struct json_writer *w)
 		datapath_json(&l->dir[dir].dp, w);
 }
 
+static void
+loop_ctl_clock(void *arg, uint64_t *real_ns, uint64_t *uptime_ns)
+{
+	struct loop	*l = arg;
+
+	*real_ns = loop_real_ns();
+	*uptime_ns = timer_now_ns() - l->start_ns;
+}
+
+static void
+loop_ctl_daemon(void *arg, struct json_writer *w)
+{
+	struct loop		*l = arg;
+	struct httpd_counters	 hc;
+
+	json_object_begin(w, "daemon");
+	json_string(w, "version", l->setup.version != NULL ?
+	    l->setup.version : "unknown");
+	json_uint(w, "reloads", l->reloads);
+	json_uint(w, "reload_failures", l->reload_failures);
+	json_uint(w, "last_reload_ok", l->reload_ok ? 1 : 0);
+	json_uint(w, "last_reload_ok_time_ns", l->reload_ok_real_ns);
+	json_uint(w, "timer_spins", l->timer_spins);
+	if (l->httpd != NULL) {
+		httpd_get_counters(l->httpd, &hc);
+		json_uint(w, "http_requests", hc.requests);
+		json_uint(w, "http_refused", hc.refused);
+		json_uint(w, "http_renders", hc.renders);
+	}
+	json_object_end(w);
+}
+
+/* The stats reply /metrics renders: what `cakectl stats` gets. */
+static int
+loop_metrics_json(void *arg, char *out, size_t cap)
+{
+	static const struct ctlcmd_peer	 peer = { 0, 0, false };
+	struct loop			*l = arg;
+	size_t				 len = 0;
+
+	if (ctlcmd_handle(&l->ctl_ops, &peer, CTL_CMD_STATS, out, cap,
+	    &len) != CTLCMD_READ)
+		return -1;
+	return (int)len;
+}
+
 static int
 loop_ctl_start(struct loop *l)
 {
 	struct ctlcmd_scratch	*s = &l->ctl_scratch;
-	struct ctlcmd_ops	 ops;
+	struct ctlcmd_ops	*ops = &l->ctl_ops;
 	struct cake_config	 cc;
 	uint32_t		 queues = CAKE_QUEUES_DEFAULT;
 	int			 i;
 
-	if (l->setup.ctl == NULL)
-		return 0;
 	/*
 	 * Every flow of the larger instance; requests are served one at a
 	 * time. An instance's queues never change (cake_change refuses).
@@ -594,19 +666,27 @@ loop_ctl_start(struct loop *l)
 		log_warn("control scratch");
 		return -1;
 	}
-	memset(&ops, 0, sizeof(ops));
-	ops.arg = l;
-	ops.version = l->setup.version;
-	ops.snapshot = loop_ctl_snapshot;
-	ops.change = loop_ctl_change;
-	ops.reload = loop_ctl_reload;
-	ops.counters = loop_ctl_counters;
-	ops.nat = loop_ctl_nat;
-	ops.flows = loop_ctl_flows;
-	ops.autorate = loop_ctl_autorate;
-	ops.io = loop_ctl_io;
-	ops.scratch = *s;
-	return ctlsock_start(l->setup.ctl, l->base, &ops);
+	memset(ops, 0, sizeof(*ops));
+	ops->arg = l;
+	ops->version = l->setup.version;
+	ops->snapshot = loop_ctl_snapshot;
+	ops->change = loop_ctl_change;
+	ops->reload = loop_ctl_reload;
+	ops->counters = l->setup.ctl != NULL ? loop_ctl_counters : NULL;
+	ops->nat = loop_ctl_nat;
+	ops->flows = loop_ctl_flows;
+	ops->autorate = loop_ctl_autorate;
+	ops->io = loop_ctl_io;
+	ops->daemon = loop_ctl_daemon;
+	ops->clock = loop_ctl_clock;
+	ops->scratch = *s;
+	if (l->setup.cfg->metrics_port != 0 && (l->httpd = httpd_start(l->base,
+	    l->setup.cfg->metrics_addr, l->setup.cfg->metrics_port,
+	    loop_metrics_json, l)) == NULL)
+		return -1;
+	if (l->setup.ctl == NULL)
+		return 0;
+	return ctlsock_start(l->setup.ctl, l->base, ops);
 }
 
 static void
@@ -694,6 +774,9 @@ loop_create(const struct loop_setup *setup)
 	}
 	l->setup = *setup;
 	l->armed_ns = CAKE_TIME_NEVER;
+	l->start_ns = timer_now_ns();
+	l->reload_ok = true;	/* the configuration in force loaded fine */
+	l->reload_ok_real_ns = loop_real_ns();
 	l->timer_fd = -1;
 	/* The default 50 us slack would add jitter to every deadline. */
 	if (prctl(PR_SET_TIMERSLACK, LOOP_TIMER_SLACK_NS, 0, 0, 0) == -1)
@@ -751,6 +834,7 @@ loop_destroy(struct loop *l)
 	}
 	service_destroy(l->svc);
 	ctlsock_stop(l->setup.ctl);	/* its events use our base */
+	httpd_stop(l->httpd);
 	conntrack_close(l->nat);
 	arrun_destroy(l->ar);
 	for (i = 0; i < LOOP_SIGNALS; i++)

@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "caked/cake.h"
+#include "common/json.h"
 #include "daemon/pool.h"
 
 #define POOL_ALIGN	64	/* a cache line */
@@ -195,4 +196,24 @@ pool_get_stats(const struct pool *p, struct pool_stats *st)
 	st->large_free = p->large.nfree;
 	st->large_min_free = p->large.min_free;
 	st->large_exhausted = p->large.exhausted;
+}
+
+void
+pool_json(const struct pool *p, struct json_writer *w)
+{
+	struct pool_stats	st;
+
+	pool_get_stats(p, &st);
+	json_object_begin(w, "pool");
+	json_uint(w, "buffers", st.bufs);
+	json_uint(w, "buffer_bytes", st.buf_bytes);
+	json_uint(w, "free", st.free);
+	json_uint(w, "min_free", st.min_free);
+	json_uint(w, "exhausted", st.exhausted);
+	json_uint(w, "large_buffers", st.large_bufs);
+	json_uint(w, "large_buffer_bytes", st.large_buf_bytes);
+	json_uint(w, "large_free", st.large_free);
+	json_uint(w, "large_min_free", st.large_min_free);
+	json_uint(w, "large_exhausted", st.large_exhausted);
+	json_object_end(w);
 }

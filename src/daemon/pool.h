@@ -14,6 +14,7 @@
 #define POOL_LARGE_BYTES_MAX	(32u << 20)	/* large buffers, at most */
 
 struct cake_pkt;
+struct json_writer;
 
 struct pool_stats {
 	uint32_t	bufs;		/* buffers in the pool */
@@ -55,5 +56,7 @@ uint32_t	 pool_put_list(struct pool *p, struct cake_pkt *list);
 /* The struct cake_env allocator: arg is the pool; small buffers first. */
 struct cake_pkt	*pool_alloc(void *arg, uint32_t cap);
 void		 pool_get_stats(const struct pool *p, struct pool_stats *st);
+/* Writes the stats as the "pool" member of the current object. */
+void		 pool_json(const struct pool *p, struct json_writer *w);
 
 #endif /* CAKED_DAEMON_POOL_H */

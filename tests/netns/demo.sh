@@ -9,7 +9,9 @@
 #   (1) a 20 Mbit kernel HTB bottleneck with a 1000-packet FIFO, and
 #   (2) caked shaping the same link to 20 Mbit,
 # prints a table (median / p95 / max RTT, goodput) and writes a PNG plot of
-# RTT over time for both. Everything runs in network namespaces it creates
+# RTT over time for both, and one of caked's own rate, achieved rate,
+# delays and drops (cakectl -j watch recorded during the run, drawn by
+# contrib/plot/caked-plot). Everything runs in network namespaces it creates
 # and deletes; it touches nothing of the host's own network.
 #
 # Environment: CAKED=path (use this binary), BUILD_DIR=dir (where to build,
@@ -69,7 +71,7 @@ elif ! build=$(find_build); then
 	(
 		cd "$srcdir" && { [ -x configure ] || autoreconf -fi; } &&
 		cd "$build" && { [ -f Makefile ] || "$srcdir/configure" -q; } &&
-		make -j"$(nproc)" caked tests/bench/tapfwd
+		make -j"$(nproc)" caked cakectl tests/bench/tapfwd
 	) >"$build/build.log" 2>&1
 	if [ ! -x "$build/caked" ] && [ "${NETNS_FORWARDER:-caked}" != tapfwd ]; then
 		tail -n 20 "$build/build.log"
@@ -148,7 +150,16 @@ netns_start_caked 20mbit 20mbit
 label2=caked
 [ "${NETNS_FORWARDER:-caked}" = tapfwd ] && label2="tapfwd (unshaped)"
 say "(2/2) 4 TCP uploads for $secs s with a 10 Hz ping"
+# caked's own view of the run, one stats reply a second, for caked-plot.
+wpid=""
+if [ -x "$build/cakectl" ] && [ "${NETNS_FORWARDER:-caked}" = caked ]; then
+	"$build/cakectl" -s "$NETNS_TMP/caked.sock" -j -n $((secs + 2)) \
+	    watch >"$out/caked-watch.jsonl" 2>/dev/null 9>&- &
+	wpid=$!
+	netns_track "$wpid"
+fi
 demo_run caked
+[ -n "$wpid" ] && wait "$wpid"
 netns_stop_fwd
 
 # ---- 4. results ------------------------------------------------------------
@@ -183,5 +194,13 @@ if [ -s "$out/latency.png" ]; then
 	say "plot written to $out/latency.png"
 else
 	say "gnuplot failed: $(cat "$out/gnuplot.log")"
+fi
+if [ -s "$out/caked-watch.jsonl" ] && bash "$srcdir/contrib/plot/caked-plot" \
+    -o "$out/caked.png" -t "caked at 20 Mbit, 4 TCP uploads" \
+    "$out/caked-watch.jsonl" >/dev/null 2>"$out/caked-plot.log"; then
+	say "caked's rates, delays and drops (caked-plot): $out/caked.png"
+else
+	say "caked-plot: no plot of caked's statistics" \
+	    "($(cat "$out/caked-plot.log" 2>/dev/null))"
 fi
 say "done; testbeds removed"

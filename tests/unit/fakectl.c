@@ -95,6 +95,29 @@ fake_flows(void *arg, int dir, struct cake_flow_stats *fs, unsigned int max)
 	return (int)n;
 }
 
+/* A fixed clock: 2026-01-01T00:00:00.123456789Z, up for an hour. */
+static void
+fake_clock(void *arg, uint64_t *real_ns, uint64_t *uptime_ns)
+{
+	(void)arg;
+	*real_ns = FAKE_TIME_NS;
+	*uptime_ns = FAKE_UPTIME_NS;
+}
+
+static void
+fake_daemon(void *arg, struct json_writer *w)
+{
+	(void)arg;
+	json_object_begin(w, "daemon");
+	json_string(w, "version", "1.2.3");
+	json_uint(w, "reloads", 2);
+	json_uint(w, "reload_failures", 1);
+	json_uint(w, "last_reload_ok", 0);
+	json_uint(w, "last_reload_ok_time_ns", FAKE_TIME_NS - 60000000000ULL);
+	json_uint(w, "timer_spins", 5);
+	json_object_end(w);
+}
+
 const struct ctlcmd_ops fake_ops = {
 	.arg = &fake,
 	.version = "1.2.3",
@@ -103,6 +126,8 @@ const struct ctlcmd_ops fake_ops = {
 	.reload = fake_reload,
 	.counters = fake_counters,
 	.flows = fake_flows,
+	.daemon = fake_daemon,
+	.clock = fake_clock,
 	.scratch = { scratch_flows, scratch_hosts, FLOWS_MAX },
 };
 

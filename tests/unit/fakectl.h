@@ -42,6 +42,10 @@ extern const struct ctlcmd_peer	root_peer;	/* uid 0 */
 extern const struct ctlcmd_peer	user_peer;	/* neither root nor admin */
 extern const struct ctlcmd_ops	fake_ops;	/* over fake */
 
+/* The fake clock: CLOCK_REALTIME and uptime in every reply. */
+#define FAKE_TIME_NS		1767225600123456789ULL
+#define FAKE_UPTIME_NS		3600000000000ULL
+
 /* The flow tables of the upload and download snapshots. */
 #define FAKE_UP_FLOWS		6
 #define FAKE_DOWN_FLOWS		3

@@ -311,6 +311,18 @@ static const struct {
 	{ "[general]\nnat-cache-expiry = 2m\n",
 	    "2: [general] nat-cache-expiry: expected seconds from 1 to 86400 "
 	    "(e.g. 120s), found '2m'" },
+	{ "[general]\nmetrics-listen = 9464\n",
+	    "2: [general] metrics-listen: expected ADDRESS:PORT (for example "
+	    "127.0.0.1:9464), found '9464'" },
+	{ "[general]\nmetrics-listen = 127.0.0.1:0\n",
+	    "2: [general] metrics-listen: expected ADDRESS:PORT (for example "
+	    "127.0.0.1:9464), found '127.0.0.1:0'" },
+	{ "[general]\nmetrics-listen = localhost:9464\n",
+	    "2: [general] metrics-listen: expected an IPv4 address and a "
+	    "port, found 'localhost:9464'" },
+	{ "[general]\nmetrics-listen = [::1:9464\n",
+	    "2: [general] metrics-listen: expected an IPv4 address and a "
+	    "port, found '[::1:9464'" },
 	{ "[upload]\ndiffserv = nat\n",
 	    "2: [upload] diffserv: expected a DiffServ keyword (e.g. "
 	    "diffserv4), found 'nat'" },
@@ -758,11 +770,52 @@ notes_are_counted_and_do_not_fail(void **state)
 	}
 }
 
+/* Off by default; both families parse, print and load back. */
+static void
+metrics_listen_parses_and_prints_back(void **state)
+{
+	static const char *const in[] = {
+		"127.0.0.1:9464", "[::1]:9100", "[fd00::5]:65535",
+	};
+	static const char *const addr[] = { "127.0.0.1", "::1", "fd00::5" };
+	static const unsigned int port[] = { 9464, 9100, 65535 };
+	struct caked_config	cfg, back;
+	struct collected	c;
+	char			text[128], *buf = NULL;
+	size_t			i, len = 0;
+	FILE			*fp;
+
+	(void)state;
+	assert_int_equal(load("[general]\n", &cfg, &c), 0);
+	assert_int_equal(cfg.metrics_port, 0);
+	for (i = 0; i < NITEMS(in); i++) {
+		(void)snprintf(text, sizeof(text),
+		    "[general]\nmetrics-listen = %s\n", in[i]);
+		assert_int_equal(load(text, &cfg, &c), 0);
+		assert_string_equal(cfg.metrics_addr, addr[i]);
+		assert_int_equal(cfg.metrics_port, port[i]);
+		assert_non_null(fp = open_memstream(&buf, &len));
+		assert_int_equal(config_print(&cfg, fp), 0);
+		assert_int_equal(fclose(fp), 0);
+		(void)snprintf(text, sizeof(text), "metrics-listen = %s\n",
+		    in[i]);
+		assert_non_null(strstr(buf, text));
+		write_conf(buf);
+		free(buf);
+		assert_int_equal(config_load(conf_path, &back, collect, &c), 0);
+		assert_null(config_restart_needed(&cfg, &back));
+		back.metrics_port = 1;
+		assert_string_equal(config_restart_needed(&cfg, &back),
+		    "[general] metrics-listen");
+	}
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(valid_file_gives_its_values),
+		cmocka_unit_test(metrics_listen_parses_and_prints_back),
 		cmocka_unit_test(
 		    nat_cache_keys_default_and_parse_with_or_without_unit),
 		cmocka_unit_test(empty_file_gives_defaults),

@@ -280,7 +280,7 @@ test_too_small_a_buffer_gives_an_error_reply_not_an_overflow(void **state)
 	size_t	len = 0, cap;
 
 	(void)state;
-	for (cap = 100; cap < 400; cap += 50) {
+	for (cap = 160; cap < 460; cap += 50) {
 		memset(buf, 'X', sizeof(buf));
 		assert_int_equal(ctlcmd_handle(&fake_ops, &user_peer, "stats",
 		    buf, cap, &len), CTLCMD_ERROR);

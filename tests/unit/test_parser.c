@@ -70,6 +70,9 @@ test_commands_give_action_direction_and_request(void **state)
 		{ "flows|upload", PARSER_FLOWS, "upload", "flows upload\n" },
 		{ "flows|download", PARSER_FLOWS, "download",
 		    "flows download\n" },
+		{ "stats|--tc", PARSER_STATS, NULL, "stats\n" },
+		{ "stats|download|--tc", PARSER_STATS, "download",
+		    "stats download\n" },
 	};
 	struct parser_result	 res;
 	char			 buf[256], err[256], *argv[ARGS_MAX];
@@ -87,6 +90,9 @@ test_commands_give_action_direction_and_request(void **state)
 		else
 			assert_string_equal(res.dir, cases[i].dir);
 		assert_string_equal(res.request, cases[i].request);
+		/* --tc is cakectl's own: never sent, only remembered. */
+		assert_int_equal(res.tc, strstr(cases[i].args, "--tc") !=
+		    NULL);
 	}
 }
 
@@ -98,14 +104,18 @@ test_wrong_words_name_what_was_expected(void **state)
 		const char	*error;
 	} cases[] = {
 		{ "stat", "unknown command 'stat' (expected flows, hosts, "
-		    "metrics, ping, reload, set, stats, version, watch)" },
+		    "metrics, ping, reload, set, stats, top, version, watch)" },
 		{ "hosts|sideways", "unknown argument 'sideways' (expected "
 		    "upload, download)" },
 		{ "flows|upload|5", "unexpected argument '5'" },
 		{ "hosts|upload|top|5", "unexpected argument 'top'" },
 		{ "stats|sideways", "unknown argument 'sideways' (expected "
-		    "upload, download)" },
-		{ "stats|upload|now", "unexpected argument 'now'" },
+		    "upload, download, --tc)" },
+		{ "stats|upload|now", "unknown argument 'now' (expected "
+		    "--tc)" },
+		{ "stats|--tc|upload", "unexpected argument 'upload'" },
+		{ "watch|--tc", "unknown argument '--tc' (expected upload, "
+		    "download)" },
 		{ "ping|now", "unexpected argument 'now'" },
 		{ "set", "missing argument (expected upload, download)" },
 		{ "set|upload", "missing argument (expected KEYWORD ...)" },

@@ -20,6 +20,7 @@
 
 #include "common/json.h"
 #include "ctl/render.h"
+#include "common/metrics.h"
 #include "golden.h"
 
 #define NITEMS(a)	(sizeof(a) / sizeof((a)[0]))
@@ -91,15 +92,20 @@ test_tin_table_has_tc_column_widths(void **state)
 static void
 test_metrics_match_the_golden_exposition(void **state)
 {
+	const char	*name;
 	char	file[128], *text;
 	size_t	i, len;
 	int	rc;
 
+	static const char *const full[] = { "stats-daemon" };
+
 	(void)state;
-	for (i = 0; i < NITEMS(replies); i++) {
-		text = render_golden(replies[i], render_metrics, &rc, &len);
+	for (i = 0; i < NITEMS(replies) + NITEMS(full); i++) {
+		name = i < NITEMS(replies) ? replies[i] :
+		    full[i - NITEMS(replies)];
+		text = render_golden(name, metrics_render, &rc, &len);
 		assert_int_equal(rc, 0);
-		(void)snprintf(file, sizeof(file), "%s.prom", replies[i]);
+		(void)snprintf(file, sizeof(file), "%s.prom", name);
 		golden_check(file, text, len);
 		free(text);
 	}

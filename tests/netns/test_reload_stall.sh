@@ -111,5 +111,10 @@ rc=$?
 FWD_PID=""
 log "SIGTERM after a SIGHUP on a FIFO: exit status $rc after $ms ms"
 check "caked exit status after SIGTERM" "$rc" eq 0
-check "SIGTERM to exit (ms)" "$ms" le 1000
+# The bound is 100 ms; the figure also holds the test's own 10 ms
+# polling. A sanitizer build's exit runs LeakSanitizer's heap scan first
+# (73 ms measured, against 47 ms for the normal build), so it gets 250.
+term_ms=100
+ldd "$CAKED" 2>/dev/null | grep -q 'libasan' && term_ms=250
+check "SIGTERM to exit (ms)" "$ms" le "$term_ms"
 netns_finish

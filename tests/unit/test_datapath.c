@@ -21,6 +21,7 @@
 #include <cmocka.h>
 
 #include "caked/cake.h"
+#include "engine/csum.h"
 #include "daemon/datapath.h"
 #include "daemon/pool.h"
 #include "fake/fake_tun.h"
@@ -63,27 +64,6 @@ rig_rand(struct rig *r)
 	return r->rng;
 }
 
-static void
-put16(uint8_t *p, uint32_t v)
-{
-	p[0] = (uint8_t)(v >> 8);
-	p[1] = (uint8_t)v;
-}
-
-static void
-put32(uint8_t *p, uint32_t v)
-{
-	put16(p, v >> 16);
-	put16(p + 2, v);
-}
-
-static uint32_t
-get32(const uint8_t *p)
-{
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
-	    (uint32_t)p[2] << 8 | p[3];
-}
-
 /* An IPv4 header for len bytes of proto, DF, its checksum set. */
 static void
 ipv4(uint8_t *ip, uint32_t len, uint8_t proto, uint16_t id)
@@ -93,18 +73,18 @@ ipv4(uint8_t *ip, uint32_t len, uint8_t proto, uint16_t id)
 
 	memset(ip, 0, 20);
 	ip[0] = 0x45;
-	put16(ip + 2, len);
-	put16(ip + 4, id);
+	csum_put16(ip + 2, len);
+	csum_put16(ip + 4, id);
 	ip[6] = 0x40;
 	ip[8] = 64;
 	ip[9] = proto;
-	put32(ip + 12, 0xc0000201);
-	put32(ip + 16, 0xc6336402);
+	csum_put32(ip + 12, 0xc0000201);
+	csum_put32(ip + 16, 0xc6336402);
 	for (i = 0; i < 20; i += 2)
 		sum += (uint32_t)ip[i] << 8 | ip[i + 1];
 	while (sum >> 16)
 		sum = (sum & 0xffff) + (sum >> 16);
-	put16(ip + 10, ~sum & 0xffff);
+	csum_put16(ip + 10, ~sum & 0xffff);
 }
 
 /* The flow of frame seq: scattered, but known when it comes out. */
@@ -122,10 +102,10 @@ push_udp(struct rig *r, unsigned int flow, uint32_t seq)
 
 	memset(f, 0, sizeof(f));
 	ipv4(f, sizeof(f), 17, (uint16_t)seq);
-	put16(f + 20, 4000 + flow);
-	put16(f + 22, 5000);
-	put16(f + 24, sizeof(f) - 20);
-	put32(f + 28, seq);
+	csum_put16(f + 20, 4000 + flow);
+	csum_put16(f + 22, 5000);
+	csum_put16(f + 24, sizeof(f) - 20);
+	csum_put32(f + 28, seq);
 	assert_int_equal(fake_tun_push(IN_FD, f, sizeof(f)), 0);
 	(void)r;
 }
@@ -138,13 +118,13 @@ push_seg(unsigned int i)
 
 	memset(f, 0, sizeof(f));
 	ipv4(f, sizeof(f), 6, (uint16_t)(100 + i));
-	put16(f + 20, 40000);
-	put16(f + 22, 443);
-	put32(f + 24, 1000 + i * SEG_PAYLOAD);
-	put32(f + 28, 1);
+	csum_put16(f + 20, 40000);
+	csum_put16(f + 22, 443);
+	csum_put32(f + 24, 1000 + i * SEG_PAYLOAD);
+	csum_put32(f + 28, 1);
 	f[32] = 5 << 4;
 	f[33] = 0x10;
-	put16(f + 34, 65535);
+	csum_put16(f + 34, 65535);
 	memset(f + 40, (int)i, SEG_PAYLOAD);
 	assert_int_equal(fake_tun_push(IN_FD, f, sizeof(f)), 0);
 }
@@ -157,8 +137,8 @@ sink(void *arg, const uint8_t *frame, uint32_t len, unsigned int pieces,
 
 	assert_true(r->nseen < r->maxseen);
 	/* UDP frames carry a sequence number; segments their TCP seq. */
-	r->seen[r->nseen++] = frame[9] == 17 ? get32(frame + 28) :
-	    get32(frame + 24);
+	r->seen[r->nseen++] = frame[9] == 17 ? csum_get32(frame + 28) :
+	    csum_get32(frame + 24);
 	r->pieces = pieces;
 	r->last_len = len;
 	r->last_gso = desc != NULL ? desc->gso_type : 0;
@@ -463,7 +443,7 @@ tcp_segments_leave_as_one_super_packet(void **state)
 	assert_int_equal(r.last_gso, CAKE_GSO_TCPV4);
 	assert_int_equal(r.last_gso_size, SEG_PAYLOAD);
 	assert_int_equal(r.last_len, 40 + 8 * SEG_PAYLOAD);
-	assert_int_equal(get32(r.last_frame + 24), 1000);
+	assert_int_equal(csum_get32(r.last_frame + 24), 1000);
 	for (i = 0; i < 8; i++)
 		assert_int_equal(r.last_frame[40 + i * SEG_PAYLOAD + 7], i);
 	rig_done(&r);

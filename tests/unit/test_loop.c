@@ -29,6 +29,7 @@
 #include <cmocka.h>
 
 #include "caked/cake.h"
+#include "engine/csum.h"
 #include "daemon/config.h"
 #include "daemon/loop.h"
 #include "daemon/pool.h"
@@ -89,27 +90,6 @@ struct world {
 
 static struct world	*W;
 
-static void
-put16(uint8_t *p, uint32_t v)
-{
-	p[0] = (uint8_t)(v >> 8);
-	p[1] = (uint8_t)v;
-}
-
-static void
-put32(uint8_t *p, uint32_t v)
-{
-	put16(p, v >> 16);
-	put16(p + 2, v);
-}
-
-static uint32_t
-get32(const uint8_t *p)
-{
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
-	    (uint32_t)p[2] << 8 | p[3];
-}
-
 /* A UDP datagram of FRAME bytes carrying seq (one flow per device). */
 static void
 push(int fd, uint32_t seq)
@@ -120,21 +100,21 @@ push(int fd, uint32_t seq)
 
 	memset(f, 0, sizeof(f));
 	f[0] = 0x45;
-	put16(f + 2, sizeof(f));
+	csum_put16(f + 2, sizeof(f));
 	f[6] = 0x40;
 	f[8] = 64;
 	f[9] = 17;
-	put32(f + 12, 0xc0000201);
-	put32(f + 16, 0xc6336402);
+	csum_put32(f + 12, 0xc0000201);
+	csum_put32(f + 16, 0xc6336402);
 	for (i = 0; i < 20; i += 2)
 		sum += (uint32_t)f[i] << 8 | f[i + 1];
 	while (sum >> 16)
 		sum = (sum & 0xffff) + (sum >> 16);
-	put16(f + 10, ~sum & 0xffff);
-	put16(f + 20, 4000);
-	put16(f + 22, 5000);
-	put16(f + 24, sizeof(f) - 20);
-	put32(f + 28, seq);
+	csum_put16(f + 10, ~sum & 0xffff);
+	csum_put16(f + 20, 4000);
+	csum_put16(f + 22, 5000);
+	csum_put16(f + 24, sizeof(f) - 20);
+	csum_put32(f + 28, seq);
 	assert_int_equal(fake_tun_push(fd, f, sizeof(f)), 0);
 }
 
@@ -148,7 +128,7 @@ sink(void *arg, const uint8_t *frame, uint32_t len, unsigned int pieces,
 	(void)desc;
 	assert_int_equal(len, FRAME);
 	assert_true(w->nsent < SENT_MAX);
-	w->sent_seq[w->nsent] = get32(frame + 28);
+	w->sent_seq[w->nsent] = csum_get32(frame + 28);
 	w->sent_ns[w->nsent++] = fake_timer.now_ns;
 }
 
@@ -512,7 +492,7 @@ random_sink(void *arg, const uint8_t *frame, uint32_t len,
     unsigned int pieces, const struct cake_pkt *desc)
 {
 	struct world	*w = arg;
-	uint32_t	 seq = get32(frame + 28);
+	uint32_t	 seq = csum_get32(frame + 28);
 	int		 dir = seq >= DOWN_SEQ0;
 
 	(void)pieces;

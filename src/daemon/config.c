@@ -5,7 +5,7 @@
  *
  * iniparser supplies the values; inifile.c supplies what iniparser cannot
  * (line numbers, unknown names, duplicates) and collects the errors.
- * config_dir.c reads [upload] and [download]: each key is turned into
+ * config_direction.c reads [upload] and [download]: each key is turned into
  * tc-cake keyword tokens and given to keywords_parse_argv(), so that
  * keywords are spelled and checked in one place (src/common/keywords.c);
  * this file reads [general]. Every problem is reported with file,
@@ -33,7 +33,7 @@
 #include "caked/cake.h"
 #include "caked/ctl.h"
 #include "caked/keywords.h"
-#include "daemon/arconf.h"
+#include "daemon/autorate_config.h"
 #include "daemon/config.h"
 #include "daemon/config_int.h"
 #include "daemon/inifile.h"
@@ -60,7 +60,7 @@ config_report_log(void *arg, const char *msg)
 }
 
 const char *
-config_dir_name(enum config_dir dir)
+config_dir_name(enum config_direction dir)
 {
 	return dir == CONFIG_UPLOAD ? CTL_DIR_UPLOAD : CTL_DIR_DOWNLOAD;
 }
@@ -70,7 +70,7 @@ config_known_key(int section, const char *key)
 {
 	size_t	i;
 
-	if (arconf_known_key(section == SEC_GENERAL, key))
+	if (autorate_config_known_key(section == SEC_GENERAL, key))
 		return 1;
 	if (section == SEC_GENERAL) {
 		for (i = 0; i < GENERAL_KEYS; i++)
@@ -78,7 +78,7 @@ config_known_key(int section, const char *key)
 				return 1;
 		return 0;
 	}
-	return config_dir_known_key(key);
+	return config_direction_known_key(key);
 }
 
 /* A likely misspelling of a known key of section ("bandwith"). */
@@ -462,10 +462,10 @@ config_load(const char *path, struct caked_config *out,
 		if (inifile_section_line(ctx.file, SEC_UPLOAD + dir) == 0)
 			continue;	/* absent: unshaped defaults */
 		cfg.shaped[dir] = true;
-		config_dir(&ctx, SEC_UPLOAD + dir, &cfg.cake[dir]);
+		config_direction(&ctx, SEC_UPLOAD + dir, &cfg.cake[dir]);
 		config_check_floors(&ctx, &cfg, dir);
 	}
-	arconf_load(ctx.file, ctx.dict, config_sections, &cfg);
+	autorate_config_load(ctx.file, ctx.dict, config_sections, &cfg);
 	if (inifile_errors(ctx.file) == 0)
 		config_note_file(&ctx, &cfg);
 	cfg.notes = (unsigned int)inifile_notes(ctx.file);
@@ -536,13 +536,13 @@ config_print(const struct caked_config *cfg, FILE *fp)
 		    cfg->metrics_addr, cfg->metrics_port);
 	fprintf(fp, "log-level = %s\nlog = %s\n", levels[lvl],
 	    cfg->log_syslog ? "syslog" : "stderr");
-	arconf_print_general(cfg, fp);
+	autorate_config_print_general(cfg, fp);
 	for (dir = 0; dir < CONFIG_DIRS; dir++) {
 		if (keywords_format(&cfg->cake[dir], opts, sizeof(opts)) == -1)
 			return -1;
 		fprintf(fp, "\n[%s]\noptions = \"%s\"\n",
 		    config_dir_name(dir), opts);
-		arconf_print_dir(cfg, dir, fp);
+		autorate_config_print_dir(cfg, dir, fp);
 	}
 	return ferror(fp) ? -1 : 0;
 }

@@ -37,7 +37,7 @@ enum config_mode {
 };
 
 /* The two shaped directions: upload is LAN -> WAN. */
-enum config_dir {
+enum config_direction {
 	CONFIG_UPLOAD = 0,
 	CONFIG_DOWNLOAD,
 	CONFIG_DIRS,
@@ -63,7 +63,7 @@ struct caked_config {
 	bool			log_syslog;
 	struct cake_config	cake[CONFIG_DIRS];
 	bool			shaped[CONFIG_DIRS];	/* section present */
-	struct autorate_params	autorate[CONFIG_DIRS];	/* arconf.c */
+	struct autorate_params	autorate[CONFIG_DIRS];	/* autorate_config.c */
 	struct in_addr		reflectors[AUTORATE_REFLECTORS_MAX];
 	unsigned int		reflectors_n;
 	unsigned int		notes;		/* likely mistakes reported */
@@ -87,6 +87,6 @@ int		config_print(const struct caked_config *cfg, FILE *fp);
 const char	*config_restart_needed(const struct caked_config *old,
 		    const struct caked_config *new);
 /* "upload" or "download". */
-const char	*config_dir_name(enum config_dir dir);
+const char	*config_dir_name(enum config_direction dir);
 
 #endif /* CAKED_DAEMON_CONFIG_H */

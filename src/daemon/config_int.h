@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Copyright (C) 2026 the caked authors */
 /*
- * config_int.h: what config.c shares with config_dir.c, which reads the
- * [upload] and [download] sections: config.c calls config_dir.c, never
+ * config_int.h: what config.c shares with config_direction.c, which reads the
+ * [upload] and [download] sections: config.c calls config_direction.c, never
  * the other way. Internal to the configuration loader: other modules
  * include config.h only.
  */
@@ -32,7 +32,7 @@ struct caked_config;
 /* What the notes need to know of an [upload] or [download] section. */
 struct config_dir_info {
 	int		options_line;
-	unsigned int	options_mask;	/* what options sets (config_dir.c) */
+	unsigned int	options_mask;	/* what options sets */
 	int		rate_line;	/* the last line that set a rate */
 	uint64_t	rate_Bps;	/* and the rate it set */
 };
@@ -47,7 +47,7 @@ struct config_ctx {
 
 /*
  * The value of section:key as iniparser read it, quotes stripped. Inline
- * (as config_expect()) so that config_dir.c needs nothing from config.c,
+ * (as config_expect()) so that config_direction.c needs nothing from config.c,
  * which calls it: the loader's modules depend one way only.
  */
 static inline const char *
@@ -83,11 +83,11 @@ config_expect(struct config_ctx *ctx, int line, int section, const char *key,
 	    ctx->sections[section], key, expected, value);
 }
 
-/* config_dir.c */
+/* config_direction.c */
 /* Whether key belongs in [upload] or [download] (autorate keys aside). */
-int		 config_dir_known_key(const char *key);
+int		 config_direction_known_key(const char *key);
 /* Reads section sec ([upload] or [download]) into cc, from the defaults. */
-void		 config_dir(struct config_ctx *ctx, int sec,
+void		 config_direction(struct config_ctx *ctx, int sec,
 		    struct cake_config *cc);
 
 /* config_note.c */

@@ -17,7 +17,7 @@ struct cake_flow_stats;
 struct cake_stats;
 struct json_writer;
 
-#define CTLCMD_DIRS		2	/* 0 upload, 1 download (config_dir) */
+#define CTLCMD_DIRS		2	/* 0 upload, 1 download (config.h) */
 #define CTLCMD_ARGS_MAX		64	/* words in one request */
 #define CTLCMD_ERR_MAX		256	/* bytes of a callback's message */
 

@@ -34,7 +34,7 @@
 #include "caked/ctl.h"
 #include "caked/keywords.h"
 #include "common/json.h"
-#include "daemon/arrun.h"
+#include "daemon/autorate_run.h"
 #include "daemon/config.h"
 #include "daemon/conntrack.h"
 #include "daemon/ctlcmd.h"
@@ -85,7 +85,7 @@ struct loop {
 	struct httpd		*httpd;		/* NULL: no metrics-listen */
 	struct conntrack	*nat;		/* NULL: not needed or unavailable */
 	bool			 nat_warned;	/* "unavailable" logged once */
-	struct arrun		*ar;		/* autorate */
+	struct autorate_run		*ar;		/* autorate */
 	struct service		*svc;		/* watchdog and STATUS= */
 };
 
@@ -376,7 +376,7 @@ loop_reload(struct loop *l, char *err, size_t errlen)
 	else {
 		*l->setup.cfg = new;
 		loop_nat(l, l->setup.cfg);
-		(void)arrun_apply(l->ar, l->setup.cfg);
+		(void)autorate_run_apply(l->ar, l->setup.cfg);
 		if (!l->setup.keep_debug)
 			log_setlevel(new.log_level);
 		l->reloads++;
@@ -508,7 +508,7 @@ loop_ctl_change(void *arg, int dir, const struct cake_config *cfg,
 	}
 	l->setup.cfg->cake[dir] = *cfg;
 	loop_nat(l, l->setup.cfg);
-	arrun_rate_set(l->ar, dir, cfg->rate_Bps);
+	autorate_run_rate_set(l->ar, dir, cfg->rate_Bps);
 	datapath_reap(&l->dir[dir].dp);	/* packets of tins that went away */
 	loop_service(l, now_ns);
 	return 0;
@@ -581,7 +581,7 @@ loop_ctl_autorate(void *arg, int dir, struct json_writer *w)
 {
 	struct loop	*l = arg;
 
-	arrun_json(l->ar, dir, w);
+	autorate_run_json(l->ar, dir, w);
 }
 
 static void
@@ -715,7 +715,7 @@ loop_on_signal(evutil_socket_t sig, short what, void *arg)
 		    (unsigned long long)l->timer_spins);
 		if (l->nat != NULL)
 			conntrack_log_stats(l->nat);
-		arrun_log_stats(l->ar);
+		autorate_run_log_stats(l->ar);
 		break;
 	}
 }
@@ -789,7 +789,7 @@ loop_create(const struct loop_setup *setup)
 		log_warnx("event_base_new failed");
 		goto fail;
 	}
-	if ((l->ar = arrun_create(l->base, setup->probe, l->setup.cake,
+	if ((l->ar = autorate_run_create(l->base, setup->probe, l->setup.cake,
 	    loop_ar_changed, l)) == NULL)
 		goto fail;
 	if (loop_events(l) == -1 || loop_ctl_start(l) == -1) {
@@ -797,7 +797,7 @@ loop_create(const struct loop_setup *setup)
 		goto fail;
 	}
 	loop_nat(l, l->setup.cfg);
-	(void)arrun_apply(l->ar, l->setup.cfg);
+	(void)autorate_run_apply(l->ar, l->setup.cfg);
 	if ((l->svc = service_create(l->base, loop_status_line, l)) == NULL)
 		goto fail;
 	return l;
@@ -836,7 +836,7 @@ loop_destroy(struct loop *l)
 	ctlsock_stop(l->setup.ctl);	/* its events use our base */
 	httpd_stop(l->httpd);
 	conntrack_close(l->nat);
-	arrun_destroy(l->ar);
+	autorate_run_destroy(l->ar);
 	for (i = 0; i < LOOP_SIGNALS; i++)
 		if (l->ev_signal[i] != NULL)
 			event_free(l->ev_signal[i]);

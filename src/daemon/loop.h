@@ -12,7 +12,7 @@ struct cake;
 struct caked_config;
 struct ctlsock;
 struct pool;
-struct probe;
+struct autorate_probe;
 
 #define LOOP_SPIN_NS	50000	/* retry delay when the engine idles early */
 
@@ -33,7 +33,7 @@ struct loop_setup {
 	struct cake		*cake[2];	/* upload, download */
 	struct pool		*pool[2];
 	struct ctlsock		*ctl;		/* control socket, or NULL */
-	struct probe		*probe;		/* autorate; the loop owns it */
+	struct autorate_probe	*probe;		/* autorate; the loop owns it */
 	const char		*version;	/* shown by cakectl version */
 };
 

@@ -34,7 +34,7 @@
 #include "daemon/notify.h"
 #include "daemon/pool.h"
 #include "daemon/privdrop.h"
-#include "daemon/probe.h"
+#include "daemon/autorate_probe.h"
 #include "daemon/rtnl.h"
 #include "daemon/tun.h"
 #include "daemon/vnet.h"
@@ -56,7 +56,7 @@ struct main_state {
 	struct pool		*pool[CONFIG_DIRS];	/* upload, download */
 	struct cake		*cake[CONFIG_DIRS];
 	struct ctlsock		*ctl;			/* control socket */
-	struct probe		*probe;		/* autorate ICMP, or NULL */
+	struct autorate_probe	*probe;		/* autorate ICMP, or NULL */
 };
 
 /*
@@ -271,7 +271,7 @@ main_cleanup(struct main_state *ms)
 	int	i;
 
 	ctlsock_close(ms->ctl);
-	probe_close(ms->probe);
+	autorate_probe_close(ms->probe);
 	for (i = 0; i < CONFIG_DIRS; i++) {
 		if (ms->cake[i] != NULL)
 			cake_destroy(ms->cake[i]);
@@ -436,7 +436,7 @@ main(int argc, char *argv[])
 	/* A raw ICMP socket for autorate needs CAP_NET_RAW: open it now. */
 	if ((ms.cfg.autorate[CONFIG_UPLOAD].enabled ||
 	    ms.cfg.autorate[CONFIG_DOWNLOAD].enabled) &&
-	    (ms.probe = probe_open()) == NULL)
+	    (ms.probe = autorate_probe_open()) == NULL)
 		log_warn("autorate: cannot open an ICMP socket");
 	if (ms.cfg.user[0] != '\0') {
 		if (privdrop_user(ms.cfg.user) == -1) {

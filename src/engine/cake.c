@@ -30,7 +30,7 @@ splitmix64(uint64_t *s)
 }
 
 void
-cake_drop_pkt(struct cake *c, struct cake_pkt *pkt,
+inst_drop_pkt(struct cake *c, struct cake_pkt *pkt,
     enum cake_drop_reason reason)
 {
 	pkt->drop_reason = (uint8_t)reason;
@@ -54,7 +54,7 @@ cake_take_dropped(struct cake *c)
 
 /* Removes the head packet of a queue, keeping every backlog counter right. */
 struct cake_pkt *
-cake_pop(struct cake *c, unsigned int tin, unsigned int idx)
+inst_pop(struct cake *c, unsigned int tin, unsigned int idx)
 {
 	struct cake_tin		*t = &c->tins[tin];
 	struct cake_flow	*f = &t->flows[idx];
@@ -74,7 +74,7 @@ cake_pop(struct cake *c, unsigned int tin, unsigned int idx)
 	c->buffer_used -= pkt->truesize;
 	if (overflow_active(&c->heap))
 		overflow_update(&c->heap, c->backlogs,
-		    cake_entry(c, tin, idx));
+		    inst_entry(c, tin, idx));
 	return pkt;
 }
 
@@ -83,7 +83,7 @@ cake_pop(struct cake *c, unsigned int tin, unsigned int idx)
  * Returns the adjusted length, which the caller takes off the deficits.
  */
 uint32_t
-cake_advance_shaper(struct cake *c, struct cake_tin *t,
+inst_advance_shaper(struct cake *c, struct cake_tin *t,
     const struct cake_pkt *pkt, uint64_t now_ns, bool drop)
 {
 	uint64_t	tin_dur, dur;
@@ -183,9 +183,9 @@ tin_flush(struct cake *c, unsigned int i, enum cake_drop_reason reason)
 		struct cake_flow	*f = &t->flows[q];
 		struct cake_pkt		*pkt;
 
-		while ((pkt = cake_pop(c, i, q)) != NULL) {
+		while ((pkt = inst_pop(c, i, q)) != NULL) {
 			c->dropped_pkts++;
-			cake_drop_pkt(c, pkt, reason);
+			inst_drop_pkt(c, pkt, reason);
 		}
 		if (list_linked(&f->chain))
 			list_del(&f->chain);
@@ -339,7 +339,7 @@ cake_change(struct cake *c, const struct cake_config *cfg, uint64_t now_ns)
 
 /* Autorate-ingress (§7): sets the rate to 15/16 of the estimate. */
 void
-cake_autorate_apply(struct cake *c, uint64_t now_ns)
+inst_autorate_apply(struct cake *c, uint64_t now_ns)
 {
 	c->cfg.rate_Bps = c->peak_Bps * 15 / 16;
 	c->last_reconfig_ns = now_ns;

@@ -4,7 +4,7 @@
  * csum.h: the Internet checksum (RFC 1071) and its incremental update
  * (RFC 1624), for IPv4 headers and TCP/UDP after the engine rewrites a
  * packet (ECN marks, wash, GSO segments), and big-endian loads and
- * stores. Pure arithmetic, so the daemon uses it too (gro.c, probe.c):
+ * stores. Pure arithmetic, so the daemon uses it too (gro.c, autorate_probe.c):
  * the one header of src/engine it may include.
  */
 #ifndef CAKED_ENGINE_CSUM_H

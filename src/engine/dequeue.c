@@ -132,10 +132,10 @@ refill(struct cake *c, struct cake_tin *t, struct cake_flow *f)
 static void
 record_delay(struct cake_tin *t, uint64_t delay_ns)
 {
-	t->avg_delay_ns = cake_ewma(t->avg_delay_ns, delay_ns, 8);
-	t->peak_delay_ns = cake_ewma(t->peak_delay_ns, delay_ns,
+	t->avg_delay_ns = inst_ewma(t->avg_delay_ns, delay_ns, 8);
+	t->peak_delay_ns = inst_ewma(t->peak_delay_ns, delay_ns,
 	    delay_ns > t->peak_delay_ns ? 2 : 8);
-	t->base_delay_ns = cake_ewma(t->base_delay_ns, delay_ns,
+	t->base_delay_ns = inst_ewma(t->base_delay_ns, delay_ns,
 	    delay_ns < t->base_delay_ns ? 2 : 8);
 }
 
@@ -154,14 +154,14 @@ pull(struct cake *c, unsigned int tin, struct cake_flow *f, uint64_t now_ns,
 	enum cobalt_verdict	 v;
 
 	for (;;) {
-		if ((pkt = cake_pop(c, tin, idx)) == NULL) {
+		if ((pkt = inst_pop(c, tin, idx)) == NULL) {
 			retire(c, t, f, now_ns);
 			*again = true;
 			return NULL;
 		}
 		v = cobalt_should_drop(&f->cvars, &t->cparams, now_ns,
 		    now_ns - pkt->enqueue_ns, bulk, packet_is_ect(&pkt->meta),
-		    cake_rand(c));
+		    inst_rand(c));
 		if (v == COBALT_MARK && !packet_set_ce(pkt))
 			f->cvars.ecn_marked = false;
 		/* The last packet of a queue is never dropped (§5). */
@@ -171,16 +171,16 @@ pull(struct cake *c, unsigned int tin, struct cake_flow *f, uint64_t now_ns,
 		f->drops++;
 		c->dropped_pkts++;
 		if (c->cfg.ingress) {
-			uint32_t len = cake_advance_shaper(c, t, pkt, now_ns,
+			uint32_t len = inst_advance_shaper(c, t, pkt, now_ns,
 			    true);
 
 			f->deficit -= (int32_t)len;
 			t->tin_deficit -= (int32_t)len;
-			cake_drop_pkt(c, pkt, CAKE_DROP_AQM);
+			inst_drop_pkt(c, pkt, CAKE_DROP_AQM);
 			*again = true;
 			return NULL;
 		}
-		cake_drop_pkt(c, pkt, CAKE_DROP_AQM);
+		inst_drop_pkt(c, pkt, CAKE_DROP_AQM);
 	}
 }
 
@@ -219,7 +219,7 @@ dequeue_once(struct cake *c, uint64_t now_ns)
 					f->marks++;
 				}
 				record_delay(t, now_ns - pkt->enqueue_ns);
-				len = cake_advance_shaper(c, t, pkt, now_ns,
+				len = inst_advance_shaper(c, t, pkt, now_ns,
 				    false);
 				f->deficit -= (int32_t)len;
 				t->tin_deficit -= (int32_t)len;

@@ -72,7 +72,7 @@ charge(struct cake *c, struct cake_pkt *pkt)
 		c->min_adjlen = adj;
 	if (adj > c->max_adjlen)
 		c->max_adjlen = adj;
-	c->avg_netoff = cake_ewma(c->avg_netoff, (uint64_t)off << 16, 8);
+	c->avg_netoff = inst_ewma(c->avg_netoff, (uint64_t)off << 16, 8);
 }
 
 static void
@@ -100,7 +100,7 @@ append(struct cake *c, unsigned int tin, unsigned int idx,
 	c->buffer_used += pkt->truesize;
 	if (overflow_active(&c->heap))
 		overflow_update(&c->heap, c->backlogs,
-		    cake_entry(c, tin, idx));
+		    inst_entry(c, tin, idx));
 }
 
 /* §6: drops one ACK that the new tail makes redundant, if any. */
@@ -115,19 +115,19 @@ ack_filter(struct cake *c, unsigned int tin, unsigned int idx,
 	ack = ackfilter_find(f->head, trigger, c->cfg.ack_filter, &prev);
 	if (ack == NULL || ack == trigger)
 		return;
-	/* Unlink it by making it the head for a moment: cake_pop keeps the counters. */
+	/* Unlink it by making it the head for a moment: inst_pop keeps the counters. */
 	if (prev != NULL) {
 		saved = f->head;
 		prev->next = ack->next;
 		ack->next = saved;
 		f->head = ack;
 	}
-	(void)cake_pop(c, tin, idx);
+	(void)inst_pop(c, tin, idx);
 	t->ack_drops++;
 	c->dropped_pkts++;
 	if (c->cfg.ingress)
-		(void)cake_advance_shaper(c, t, ack, now_ns, true);
-	cake_drop_pkt(c, ack, CAKE_DROP_ACK_FILTER);
+		(void)inst_advance_shaper(c, t, ack, now_ns, true);
+	inst_drop_pkt(c, ack, CAKE_DROP_ACK_FILTER);
 }
 
 /* DRR++ (§3): an idle or decaying flow becomes sparse; a waiting one bulk. */
@@ -173,7 +173,7 @@ autorate(struct cake *c, uint32_t len, uint64_t now_ns)
 	gap = now_ns - c->last_packet_ns;
 	if (gap > NS_PER_S)
 		gap = NS_PER_S;
-	c->avg_gap_ns = cake_ewma(c->avg_gap_ns, gap,
+	c->avg_gap_ns = inst_ewma(c->avg_gap_ns, gap,
 	    gap > c->avg_gap_ns ? 2 : 8);
 	c->last_packet_ns = now_ns;
 	window = now_ns - c->window_begin_ns;
@@ -183,12 +183,12 @@ autorate(struct cake *c, uint32_t len, uint64_t now_ns)
 	}
 	sample = (uint64_t)(((unsigned __int128)c->window_bytes * NS_PER_S) /
 	    window);
-	c->peak_Bps = cake_ewma(c->peak_Bps, sample,
+	c->peak_Bps = inst_ewma(c->peak_Bps, sample,
 	    sample > c->peak_Bps ? 2 : 8);
 	c->window_bytes = len;
 	c->window_begin_ns = now_ns;
 	if (now_ns - c->last_reconfig_ns >= AUTORATE_MIN_NS && c->peak_Bps > 0)
-		cake_autorate_apply(c, now_ns);
+		inst_autorate_apply(c, now_ns);
 }
 
 #define DROP_NONE	UINT32_MAX	/* drop_fattest(): nothing dropped */
@@ -209,7 +209,7 @@ drop_fattest(struct cake *c, uint64_t now_ns)
 	struct cake_flow	*f = &t->flows[idx];
 	struct cake_pkt		*pkt;
 
-	pkt = cake_pop(c, tin, idx);
+	pkt = inst_pop(c, tin, idx);
 	if (pkt == NULL)
 		return DROP_NONE;
 	if (cobalt_queue_full(&f->cvars, &t->cparams, now_ns))
@@ -218,8 +218,8 @@ drop_fattest(struct cake *c, uint64_t now_ns)
 	f->drops++;
 	c->dropped_pkts++;
 	if (c->cfg.ingress)
-		(void)cake_advance_shaper(c, t, pkt, now_ns, true);
-	cake_drop_pkt(c, pkt, CAKE_DROP_OVERLIMIT);
+		(void)inst_advance_shaper(c, t, pkt, now_ns, true);
+	inst_drop_pkt(c, pkt, CAKE_DROP_OVERLIMIT);
 	return entry;
 }
 
@@ -299,7 +299,7 @@ enqueue_one(struct cake *c, struct cake_pkt *pkt, unsigned int tin,
 		entry = drop_fattest(c, now_ns);
 		if (entry == DROP_NONE)
 			break;
-		if (entry == cake_entry(c, tin, idx))
+		if (entry == inst_entry(c, tin, idx))
 			self = true;
 	}
 	return self ? CAKE_ENQ_DROPPED : CAKE_ENQ_QUEUED;
@@ -318,10 +318,10 @@ enqueue_split(struct cake *c, struct cake_pkt *pkt, unsigned int tin,
 	if (n < 0) {
 		for (s = segs; s != NULL; s = next) {
 			next = s->next;
-			cake_drop_pkt(c, s, CAKE_DROP_SPLIT);
+			inst_drop_pkt(c, s, CAKE_DROP_SPLIT);
 		}
 		c->dropped_pkts++;
-		cake_drop_pkt(c, pkt, CAKE_DROP_GSO_FAIL);
+		inst_drop_pkt(c, pkt, CAKE_DROP_GSO_FAIL);
 		return CAKE_ENQ_DROPPED;
 	}
 	c->gso_splits++;
@@ -332,7 +332,7 @@ enqueue_split(struct cake *c, struct cake_pkt *pkt, unsigned int tin,
 			ret = CAKE_ENQ_DROPPED;
 		skblen = 0;
 	}
-	cake_drop_pkt(c, pkt, CAKE_DROP_SPLIT);
+	inst_drop_pkt(c, pkt, CAKE_DROP_SPLIT);
 	return ret;
 }
 

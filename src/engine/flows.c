@@ -268,5 +268,5 @@ flows_quantum(struct cake *c, const struct cake_tin *t,
 		load = t->hosts[f->dsthost].dsthost_bulk;
 	div = 65535 / load;
 	return (int32_t)(((uint32_t)t->flow_quantum * div +
-	    (cake_rand(c) & 0xffff)) >> 16);
+	    (inst_rand(c) & 0xffff)) >> 16);
 }

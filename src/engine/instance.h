@@ -120,7 +120,7 @@ struct cake {
 	uint64_t		backlog_pkts;
 	uint64_t		backlog_bytes;
 	uint64_t		backlog_since_ns; /* when it last left 0 */
-	uint32_t		*backlogs;	/* by cake_entry() */
+	uint32_t		*backlogs;	/* by inst_entry() */
 	struct overflow		heap;
 
 	/* Autorate-ingress (§7). */
@@ -153,7 +153,7 @@ struct cake {
 
 /* The backlogs[] and overflow heap index of queue idx of tin. */
 static inline uint32_t
-cake_entry(const struct cake *c, unsigned int tin, unsigned int idx)
+inst_entry(const struct cake *c, unsigned int tin, unsigned int idx)
 {
 	return tin * c->queues + idx;
 }
@@ -164,14 +164,14 @@ cake_entry(const struct cake *c, unsigned int tin, unsigned int idx)
  * cake.c, which calls them.
  */
 static inline uint64_t
-cake_ewma(uint64_t avg, uint64_t sample, unsigned int shift)
+inst_ewma(uint64_t avg, uint64_t sample, unsigned int shift)
 {
 	return avg - (avg >> shift) + (sample >> shift);
 }
 
 /* xorshift64*: the dither of host quanta and BLUE's coin. */
 static inline uint32_t
-cake_rand(struct cake *c)
+inst_rand(struct cake *c)
 {
 	uint64_t	x = c->rng;
 
@@ -183,11 +183,11 @@ cake_rand(struct cake *c)
 }
 
 /* Shared between the instance modules (defined in cake.c). */
-void		cake_drop_pkt(struct cake *c, struct cake_pkt *pkt,
+void		inst_drop_pkt(struct cake *c, struct cake_pkt *pkt,
 		    enum cake_drop_reason reason);
-struct cake_pkt	*cake_pop(struct cake *c, unsigned int tin, unsigned int idx);
-uint32_t	cake_advance_shaper(struct cake *c, struct cake_tin *t,
+struct cake_pkt	*inst_pop(struct cake *c, unsigned int tin, unsigned int idx);
+uint32_t	inst_advance_shaper(struct cake *c, struct cake_tin *t,
 		    const struct cake_pkt *pkt, uint64_t now_ns, bool drop);
-void		cake_autorate_apply(struct cake *c, uint64_t now_ns);
+void		inst_autorate_apply(struct cake *c, uint64_t now_ns);
 
 #endif /* CAKED_ENGINE_INSTANCE_H */

@@ -124,7 +124,7 @@ check_flow(const struct cake *c, unsigned int tin, unsigned int q,
 			return -1;
 	}
 	if (last != f->tail || n != f->qlen ||
-	    fb != c->backlogs[cake_entry(c, tin, q)])
+	    fb != c->backlogs[inst_entry(c, tin, q)])
 		return -1;
 	/* A queue holding packets must be scheduled. */
 	if (n > 0 && (f->set == FLOW_SET_NONE || f->set == FLOW_SET_DECAYING))
@@ -220,7 +220,7 @@ cake_get_flows(const struct cake *c, struct cake_flow_stats *out,
 			fs->tin = (uint8_t)d;
 			fs->state = flow_state(f);
 			fs->qlen = f->qlen;
-			fs->backlog_bytes = c->backlogs[cake_entry(c, tin, q)];
+			fs->backlog_bytes = c->backlogs[inst_entry(c, tin, q)];
 			fs->bytes = f->bytes;
 			fs->pkts = f->pkts;
 			fs->drops = f->drops;

@@ -1,24 +1,24 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Copyright (C) 2026 the caked authors */
 /*
- * fake_probe.c: the link-time fake of src/daemon/probe.c, for the
- * autorate runner (arrun.c). No ICMP socket: probe_send() records the
- * echo and, unless the test made that reflector silent (rtt_ns 0),
+ * fake_probe.c: the link-time fake of src/daemon/autorate_probe.c, for the
+ * autorate runner (autorate_run.c). No ICMP socket: autorate_probe_send()
+ * records the echo and, unless the test made that reflector silent (rtt_ns 0),
  * schedules its answer one round trip later on the fake clock;
- * probe_recv() hands over the answers that are due. The fd is the
- * made-up FAKE_PROBE_FD, readable (fake_probe_ready()) while an answer
- * is due, so a test's readiness function passes it on to fake_event.c.
+ * autorate_probe_recv() hands over the answers that are due. The fd is the
+ * made-up FAKE_PROBE_FD, readable (fake_probe_ready()) while an answer is due,
+ * so a test's readiness function passes it on to fake_event.c.
  */
 #include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "daemon/probe.h"
+#include "daemon/autorate_probe.h"
 #include "fake/fake_probe.h"
 #include "fake/fake_timer.h"
 
-struct probe {
+struct autorate_probe {
 	int	fd;
 };
 
@@ -49,10 +49,10 @@ fake_probe_next_ns(void)
 	return next;
 }
 
-struct probe *
-probe_open(void)
+struct autorate_probe *
+autorate_probe_open(void)
 {
-	struct probe	*p;
+	struct autorate_probe	*p;
 
 	if ((p = calloc(1, sizeof(*p))) == NULL)
 		return NULL;
@@ -62,30 +62,31 @@ probe_open(void)
 }
 
 const char *
-probe_kind(const struct probe *p)
+autorate_probe_kind(const struct autorate_probe *p)
 {
 	(void)p;
 	return "fake";
 }
 
 int
-probe_fd(const struct probe *p)
+autorate_probe_fd(const struct autorate_probe *p)
 {
 	return p->fd;
 }
 
 void
-probe_set_targets(struct probe *p, const struct in_addr *a, unsigned int n)
+autorate_probe_set_targets(struct autorate_probe *p, const struct in_addr *a,
+    unsigned int n)
 {
 	(void)p;
 	(void)a;
 	fake_probe.targets = n;
-	/* As probe.c: the echoes in flight are forgotten. */
+	/* As autorate_probe.c: the echoes in flight are forgotten. */
 	fake_probe.npending = 0;
 }
 
 int
-probe_send(struct probe *p, unsigned int idx, uint64_t now_ns)
+autorate_probe_send(struct autorate_probe *p, unsigned int idx, uint64_t now_ns)
 {
 	struct fake_probe_reply	*r;
 
@@ -107,7 +108,8 @@ probe_send(struct probe *p, unsigned int idx, uint64_t now_ns)
 }
 
 void
-probe_recv(struct probe *p, uint64_t now_ns, probe_reply_fn *fn, void *arg)
+autorate_probe_recv(struct autorate_probe *p, uint64_t now_ns,
+    autorate_probe_reply_fn *fn, void *arg)
 {
 	struct fake_probe_reply	r;
 	unsigned int		i = 0;
@@ -127,7 +129,8 @@ probe_recv(struct probe *p, uint64_t now_ns, probe_reply_fn *fn, void *arg)
 }
 
 void
-probe_stats(const struct probe *p, struct probe_stats *st)
+autorate_probe_stats(const struct autorate_probe *p,
+    struct autorate_probe_stats *st)
 {
 	unsigned int	i;
 
@@ -139,7 +142,7 @@ probe_stats(const struct probe *p, struct probe_stats *st)
 }
 
 void
-probe_close(struct probe *p)
+autorate_probe_close(struct autorate_probe *p)
 {
 	if (p != NULL)
 		fake_probe.open = false;

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Copyright (C) 2026 the caked authors */
 /*
- * fake_probe.h: the link-time fake of src/daemon/probe.c (fake_probe.c):
- * reflectors that answer each echo after a round trip the test sets, or
- * never.
+ * fake_probe.h: the link-time fake of src/daemon/autorate_probe.c
+ * (fake_probe.c): reflectors that answer each echo after a round trip the test
+ * sets, or never.
  */
 #ifndef CAKED_TESTS_FAKE_PROBE_H
 #define CAKED_TESTS_FAKE_PROBE_H
@@ -11,7 +11,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "daemon/probe.h"
+#include "daemon/autorate_probe.h"
 
 #define FAKE_PROBE_FD		1200	/* made up: see fake_event.h */
 #define FAKE_PROBE_PENDING	256	/* answers on their way */
@@ -24,7 +24,7 @@ struct fake_probe_reply {
 
 struct fake_probe {
 	bool			open;
-	unsigned int		targets;	/* probe_set_targets() */
+	unsigned int		targets;	/* set_targets() */
 	uint64_t		rtt_ns[PROBE_TARGETS_MAX];	/* 0: silent */
 	uint64_t		sent[PROBE_TARGETS_MAX];
 	uint64_t		sent_ns[PROBE_TARGETS_MAX];	/* the last */

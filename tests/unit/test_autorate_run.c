@@ -1,14 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Copyright (C) 2026 the caked authors */
 /*
- * test_arrun.c: the real autorate runner (src/daemon/arrun.c, with the
- * real controller autorate.c and engine) over fake reflectors
- * (tests/fake/fake_probe.c), the fake event layer and the fake clock.
- * Checked: one echo per reflector every interval, on time, each answer
- * handed to the controller with its exact round trip; reflectors that
- * go silent bring the engine to the minimum rate, applied with
- * cake_change() and reported to the loop; autorate turned off by a
- * reload stops the probing.
+ * test_autorate_run.c: the real autorate runner (src/daemon/autorate_run.c,
+ * with the real controller autorate.c and engine) over fake reflectors
+ * (tests/fake/fake_probe.c), the fake event layer and the fake clock. Checked:
+ * one echo per reflector every interval, on time, each answer handed to the
+ * controller with its exact round trip; reflectors that go silent bring the
+ * engine to the minimum rate, applied with cake_change() and reported to the
+ * loop; autorate turned off by a reload stops the probing.
  */
 #include <arpa/inet.h>
 
@@ -23,7 +22,7 @@
 #include <event2/event.h>
 
 #include "caked/cake.h"
-#include "daemon/arrun.h"
+#include "daemon/autorate_run.h"
 #include "daemon/config.h"
 #include "fake/fake_event.h"
 #include "fake/fake_probe.h"
@@ -42,7 +41,7 @@ struct rig {
 	struct event_base	*base;
 	struct caked_config	 cfg;
 	struct cake		*cake[CONFIG_DIRS];
-	struct arrun		*ar;
+	struct autorate_run		*ar;
 	uint64_t		 until_ns;
 	/* What the runner reported to the loop. */
 	unsigned int		 nchanges;
@@ -129,9 +128,10 @@ rig_setup(void **state)
 	    &r->cfg.reflectors[1]), 1);
 	fake_probe.rtt_ns[0] = RTT0;
 	fake_probe.rtt_ns[1] = RTT1;
-	assert_non_null(r->ar = arrun_create(r->base, NULL, r->cake, changed,
+	assert_non_null(r->ar = autorate_run_create(r->base, NULL, r->cake,
+	    changed,
 	    r));
-	assert_int_equal(arrun_apply(r->ar, &r->cfg), 0);
+	assert_int_equal(autorate_run_apply(r->ar, &r->cfg), 0);
 	assert_true(fake_probe.open);
 	*state = r;
 	return 0;
@@ -143,7 +143,7 @@ rig_teardown(void **state)
 	struct rig	*r = *state;
 	int		 i;
 
-	arrun_destroy(r->ar);
+	autorate_run_destroy(r->ar);
 	assert_false(fake_probe.open);	/* the runner closed its socket */
 	for (i = 0; i < CONFIG_DIRS; i++)
 		cake_destroy(r->cake[i]);
@@ -157,7 +157,7 @@ static void
 each_interval_probes_every_reflector_and_hears_it(void **state)
 {
 	struct rig		*r = *state;
-	struct arrun_view	 v;
+	struct autorate_run_view	 v;
 	uint64_t		 t0 = fake_timer.now_ns;
 
 	/* Ten intervals (100 ms), and the last answers' way back. */
@@ -168,8 +168,8 @@ each_interval_probes_every_reflector_and_hears_it(void **state)
 	/* The last echo left at the tenth tick exactly. */
 	assert_true(fake_probe.sent_ns[0] ==
 	    t0 + 10 * AUTORATE_DEF_INTERVAL_NS);
-	assert_false(arrun_view(r->ar, CONFIG_DOWNLOAD, &v));
-	assert_true(arrun_view(r->ar, CONFIG_UPLOAD, &v));
+	assert_false(autorate_run_view(r->ar, CONFIG_DOWNLOAD, &v));
+	assert_true(autorate_run_view(r->ar, CONFIG_UPLOAD, &v));
 	assert_int_equal(v.probes_sent, 20);
 	assert_int_equal(v.probe_replies, 20);
 	assert_int_equal(v.delay.refl[0].replies, 10);
@@ -211,17 +211,17 @@ static void
 reload_without_autorate_stops_probing(void **state)
 {
 	struct rig	*r = *state;
-	struct arrun_view v;
+	struct autorate_run_view v;
 	uint64_t	 t0 = fake_timer.now_ns, sent;
 
 	run_until(r, t0 + 1 * S);
 	sent = fake_probe.sent[0];
 	assert_true(sent > 0);
 	r->cfg.autorate[CONFIG_UPLOAD].enabled = false;
-	assert_int_equal(arrun_apply(r->ar, &r->cfg), 0);
+	assert_int_equal(autorate_run_apply(r->ar, &r->cfg), 0);
 	run_until(r, t0 + 5 * S);
 	assert_int_equal(fake_probe.sent[0], sent);
-	assert_false(arrun_view(r->ar, CONFIG_UPLOAD, &v));
+	assert_false(autorate_run_view(r->ar, CONFIG_UPLOAD, &v));
 }
 
 int

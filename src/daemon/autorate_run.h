@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Copyright (C) 2026 the caked authors */
 /*
- * arrun.h: runs autorate in the daemon: a periodic libevent timer sends
+ * autorate_run.h: runs autorate in the daemon: a periodic libevent timer sends
  * the probes and ticks each direction's controller, whose new rates are
- * applied to the engines live (see arrun.c).
+ * applied to the engines live (see autorate_run.c).
  */
-#ifndef CAKED_DAEMON_ARRUN_H
-#define CAKED_DAEMON_ARRUN_H
+#ifndef CAKED_DAEMON_AUTORATE_RUN_H
+#define CAKED_DAEMON_AUTORATE_RUN_H
 
 #include <netinet/in.h>
 
@@ -19,13 +19,13 @@ struct cake;
 struct caked_config;
 struct event_base;
 struct json_writer;
-struct probe;
+struct autorate_probe;
 
 /* Called after a rate was applied, so the loop can re-arm its timer. */
-typedef void	arrun_changed_fn(void *arg, int dir, uint64_t now_ns);
+typedef void	autorate_run_changed_fn(void *arg, int dir, uint64_t now_ns);
 
 /* A copy of one direction's autorate state for statistics. */
-struct arrun_view {
+struct autorate_run_view {
 	struct autorate_dir	dir;
 	struct autorate_delay	delay;
 	struct in_addr		reflectors[AUTORATE_REFLECTORS_MAX];
@@ -37,27 +37,30 @@ struct arrun_view {
 	uint64_t		probe_unmatched;	/* late or not ours */
 };
 
-struct arrun;
+struct autorate_run;
 
 /*
  * Creates the runner on base. probe: the socket opened before privileges
  * were dropped, or NULL (then one is opened if autorate needs it); the
  * runner owns it from now on. NULL on failure (logged).
  */
-struct arrun	*arrun_create(struct event_base *base, struct probe *probe,
-		    struct cake *cake[2], arrun_changed_fn *fn, void *arg);
+struct autorate_run	*autorate_run_create(struct event_base *base,
+			    struct autorate_probe *probe, struct cake *cake[2],
+			    autorate_run_changed_fn *fn, void *arg);
 /* Starts (again) from cfg's autorate settings: on start and reload. */
-int		 arrun_apply(struct arrun *r, const struct caked_config *cfg);
+int		 autorate_run_apply(struct autorate_run *r,
+		    const struct caked_config *cfg);
 /* A rate set from outside (cakectl set): the controller goes on from it. */
-void		 arrun_rate_set(struct arrun *r, int dir, uint64_t rate_Bps);
+void		 autorate_run_rate_set(struct autorate_run *r, int dir,
+		    uint64_t rate_Bps);
 /* Fills v for dir; false if autorate is off there. */
-bool		 arrun_view(const struct arrun *r, int dir,
-		    struct arrun_view *v);
+bool		 autorate_run_view(const struct autorate_run *r, int dir,
+		    struct autorate_run_view *v);
 /* Writes dir's "autorate" object into w, if autorate is on there. */
-void		 arrun_json(const struct arrun *r, int dir,
+void		 autorate_run_json(const struct autorate_run *r, int dir,
 		    struct json_writer *w);
 /* Logs the state (SIGUSR1). */
-void		 arrun_log_stats(const struct arrun *r);
-void		 arrun_destroy(struct arrun *r);
+void		 autorate_run_log_stats(const struct autorate_run *r);
+void		 autorate_run_destroy(struct autorate_run *r);
 
-#endif /* CAKED_DAEMON_ARRUN_H */
+#endif /* CAKED_DAEMON_AUTORATE_RUN_H */

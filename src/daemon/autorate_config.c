@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Copyright (C) 2026 the caked authors */
 /*
- * arconf.c: the autorate keys of caked.conf.
+ * autorate_config.c: the autorate keys of caked.conf.
  *
  *   [general]  autorate-reflectors = IPv4 addresses (at most 8)
  *              autorate-interval   = TIME (probe and tick period)
@@ -27,40 +27,40 @@
 
 #include "caked/cake.h"
 #include "caked/keywords.h"
-#include "daemon/arconf.h"
+#include "daemon/autorate_config.h"
 #include "daemon/autorate.h"
 #include "common/units.h"
 #include "daemon/config.h"
 #include "daemon/config_int.h"
 #include "daemon/inifile.h"
 
-#define ARCONF_THRESHOLD_MIN_US	1000		/* 1 ms */
-#define ARCONF_THRESHOLD_MAX_US	1000000		/* 1 s */
-#define ARCONF_INTERVAL_MIN_US	10000		/* 10 ms */
-#define ARCONF_INTERVAL_MAX_US	1000000		/* 1 s */
+#define AR_THRESHOLD_MIN_US	1000		/* 1 ms */
+#define AR_THRESHOLD_MAX_US	1000000		/* 1 s */
+#define AR_INTERVAL_MIN_US	10000		/* 10 ms */
+#define AR_INTERVAL_MAX_US	1000000		/* 1 s */
 
-static const char *const arconf_general_keys[] = {
+static const char *const ar_general_keys[] = {
 	"autorate-reflectors", "autorate-interval",
 };
-static const char *const arconf_dir_keys[] = {
+static const char *const ar_dir_keys[] = {
 	"autorate", "autorate-min", "autorate-base", "autorate-max",
 	"autorate-delay-threshold",
 };
 #define NKEYS(a)	(sizeof(a) / sizeof((a)[0]))
 
-struct arconf_ctx {
+struct ar_ctx {
 	struct inifile		*f;
 	dictionary		*d;
 	const char *const	*sections;
 };
 
 bool
-arconf_known_key(bool general, const char *key)
+autorate_config_known_key(bool general, const char *key)
 {
-	const char *const	*k = general ? arconf_general_keys :
-				    arconf_dir_keys;
-	size_t			 i, n = general ? NKEYS(arconf_general_keys) :
-				    NKEYS(arconf_dir_keys);
+	const char *const	*k = general ? ar_general_keys :
+				    ar_dir_keys;
+	size_t			 i, n = general ? NKEYS(ar_general_keys) :
+				    NKEYS(ar_dir_keys);
 
 	for (i = 0; i < n; i++)
 		if (strcmp(k[i], key) == 0)
@@ -70,7 +70,7 @@ arconf_known_key(bool general, const char *key)
 
 /* Sets the autorate defaults in cfg (autorate off). */
 static void
-arconf_defaults(struct caked_config *cfg)
+ar_defaults(struct caked_config *cfg)
 {
 	int	i;
 
@@ -81,7 +81,7 @@ arconf_defaults(struct caked_config *cfg)
 
 /* The value of sec:key without quotes, or NULL if the key is absent. */
 static const char *
-arconf_value(struct arconf_ctx *x, int sec, const char *key, int *line,
+ar_value(struct ar_ctx *x, int sec, const char *key, int *line,
     char *buf, size_t len)
 {
 	if ((*line = inifile_find(x->f, sec, key)) == 0)
@@ -90,7 +90,7 @@ arconf_value(struct arconf_ctx *x, int sec, const char *key, int *line,
 }
 
 static void
-arconf_expect(struct arconf_ctx *x, int line, int sec, const char *key,
+ar_expect(struct ar_ctx *x, int line, int sec, const char *key,
     const char *expected, const char *v)
 {
 	inifile_error(x->f, line, "[%s] %s: expected %s, found '%s'",
@@ -99,7 +99,7 @@ arconf_expect(struct arconf_ctx *x, int line, int sec, const char *key,
 
 /* A time key between lo_us and hi_us; returns 0 and sets *ns. */
 static int
-arconf_time(struct arconf_ctx *x, int sec, const char *key, uint32_t lo_us,
+ar_time(struct ar_ctx *x, int sec, const char *key, uint32_t lo_us,
     uint32_t hi_us, uint64_t *ns)
 {
 	char		 buf[INIFILE_LINE_MAX + 1], err[KEYWORDS_ERR_MAX];
@@ -108,13 +108,13 @@ arconf_time(struct arconf_ctx *x, int sec, const char *key, uint32_t lo_us,
 	uint32_t	 us;
 	int		 line;
 
-	if ((v = arconf_value(x, sec, key, &line, buf, sizeof(buf))) == NULL)
+	if ((v = ar_value(x, sec, key, &line, buf, sizeof(buf))) == NULL)
 		return -1;
 	if (keywords_parse_time(v, &us, err, sizeof(err)) == -1 ||
 	    us < lo_us || us > hi_us) {
 		(void)snprintf(expected, sizeof(expected), "a time from %ums "
 		    "to %ums (e.g. 15ms)", lo_us / 1000, hi_us / 1000);
-		arconf_expect(x, line, sec, key, expected, v);
+		ar_expect(x, line, sec, key, expected, v);
 		return -1;
 	}
 	(void)config_note_unit(x->f, line, x->sections[sec], key, UNITS_TIME,
@@ -124,7 +124,7 @@ arconf_time(struct arconf_ctx *x, int sec, const char *key, uint32_t lo_us,
 }
 
 static void
-arconf_reflectors(struct arconf_ctx *x, struct caked_config *cfg)
+ar_reflectors(struct ar_ctx *x, struct caked_config *cfg)
 {
 	char		 buf[INIFILE_LINE_MAX + 1], *tok, *save = NULL;
 	const char	*key = "autorate-reflectors";
@@ -132,19 +132,19 @@ arconf_reflectors(struct arconf_ctx *x, struct caked_config *cfg)
 	unsigned int	 n = 0, i;
 	int		 line;
 
-	if (arconf_value(x, 0, key, &line, buf, sizeof(buf)) == NULL)
+	if (ar_value(x, 0, key, &line, buf, sizeof(buf)) == NULL)
 		return;
 	for (tok = strtok_r(buf, " \t,", &save); tok != NULL;
 	    tok = strtok_r(NULL, " \t,", &save)) {
 		if (inet_pton(AF_INET, tok, &a) != 1) {
-			arconf_expect(x, line, 0, key, "IPv4 addresses", tok);
+			ar_expect(x, line, 0, key, "IPv4 addresses", tok);
 			return;
 		}
 		for (i = 0; i < n; i++)
 			if (cfg->reflectors[i].s_addr == a.s_addr)
 				break;
 		if (i < n) {
-			arconf_expect(x, line, 0, key, "each address once",
+			ar_expect(x, line, 0, key, "each address once",
 			    tok);
 			return;
 		}
@@ -157,24 +157,24 @@ arconf_reflectors(struct arconf_ctx *x, struct caked_config *cfg)
 		cfg->reflectors[n++] = a;
 	}
 	if (n == 0)
-		arconf_expect(x, line, 0, key, "IPv4 addresses", "");
+		ar_expect(x, line, 0, key, "IPv4 addresses", "");
 	cfg->reflectors_n = n;
 }
 
 /* autorate-min, -base and -max: sets *Bps if the key is present; -1 if
  * it is present and wrong (reported). */
 static int
-arconf_rate(struct arconf_ctx *x, int sec, const char *key, uint64_t *Bps)
+ar_rate(struct ar_ctx *x, int sec, const char *key, uint64_t *Bps)
 {
 	char		 buf[INIFILE_LINE_MAX + 1], err[KEYWORDS_ERR_MAX];
 	const char	*v;
 	uint64_t	 r;
 	int		 line;
 
-	if ((v = arconf_value(x, sec, key, &line, buf, sizeof(buf))) == NULL)
+	if ((v = ar_value(x, sec, key, &line, buf, sizeof(buf))) == NULL)
 		return 0;
 	if (keywords_parse_rate(v, &r, err, sizeof(err)) == -1 || r == 0) {
-		arconf_expect(x, line, sec, key, "a rate above 0 (e.g. "
+		ar_expect(x, line, sec, key, "a rate above 0 (e.g. "
 		    "20mbit)", v);
 		return -1;
 	}
@@ -185,7 +185,7 @@ arconf_rate(struct arconf_ctx *x, int sec, const char *key, uint64_t *Bps)
 }
 
 static void
-arconf_dir(struct arconf_ctx *x, int dir, uint64_t interval_ns,
+ar_dir(struct ar_ctx *x, int dir, uint64_t interval_ns,
     int reflectors_bad, struct caked_config *cfg)
 {
 	struct autorate_params	*p = &cfg->autorate[dir];
@@ -194,20 +194,20 @@ arconf_dir(struct arconf_ctx *x, int dir, uint64_t interval_ns,
 	int			 sec = 1 + dir, line, first, bad;
 
 	p->interval_ns = interval_ns;
-	if ((v = arconf_value(x, sec, "autorate", &line, buf,
+	if ((v = ar_value(x, sec, "autorate", &line, buf,
 	    sizeof(buf))) != NULL) {
 		if (config_bool(v) != -1)
 			p->enabled = config_bool(v);
 		else
-			arconf_expect(x, line, sec, "autorate", "yes or no",
+			ar_expect(x, line, sec, "autorate", "yes or no",
 			    v);
 	}
 	/* A wrong value is one mistake: no "must be set" after it. */
-	bad = arconf_rate(x, sec, "autorate-min", &p->min_Bps);
-	bad |= arconf_rate(x, sec, "autorate-base", &p->base_Bps);
-	bad |= arconf_rate(x, sec, "autorate-max", &p->max_Bps);
-	(void)arconf_time(x, sec, "autorate-delay-threshold",
-	    ARCONF_THRESHOLD_MIN_US, ARCONF_THRESHOLD_MAX_US,
+	bad = ar_rate(x, sec, "autorate-min", &p->min_Bps);
+	bad |= ar_rate(x, sec, "autorate-base", &p->base_Bps);
+	bad |= ar_rate(x, sec, "autorate-max", &p->max_Bps);
+	(void)ar_time(x, sec, "autorate-delay-threshold",
+	    AR_THRESHOLD_MIN_US, AR_THRESHOLD_MAX_US,
 	    &p->threshold_ns);
 	if (!p->enabled)
 		return;
@@ -227,24 +227,24 @@ arconf_dir(struct arconf_ctx *x, int dir, uint64_t interval_ns,
 }
 
 void
-arconf_load(struct inifile *f, dictionary *d, const char *const sections[3],
-    struct caked_config *cfg)
+autorate_config_load(struct inifile *f, dictionary *d,
+    const char *const sections[3], struct caked_config *cfg)
 {
-	struct arconf_ctx	x = { f, d, sections };
+	struct ar_ctx	x = { f, d, sections };
 	uint64_t		interval_ns = AUTORATE_DEF_INTERVAL_NS;
 	int			dir, errors = inifile_errors(f);
 
-	arconf_defaults(cfg);
-	arconf_reflectors(&x, cfg);
+	ar_defaults(cfg);
+	ar_reflectors(&x, cfg);
 	errors = inifile_errors(f) != errors;	/* reflectors wrong */
-	(void)arconf_time(&x, 0, "autorate-interval", ARCONF_INTERVAL_MIN_US,
-	    ARCONF_INTERVAL_MAX_US, &interval_ns);
+	(void)ar_time(&x, 0, "autorate-interval", AR_INTERVAL_MIN_US,
+	    AR_INTERVAL_MAX_US, &interval_ns);
 	for (dir = 0; dir < CONFIG_DIRS; dir++)
-		arconf_dir(&x, dir, interval_ns, errors, cfg);
+		ar_dir(&x, dir, interval_ns, errors, cfg);
 }
 
 void
-arconf_print_general(const struct caked_config *cfg, FILE *fp)
+autorate_config_print_general(const struct caked_config *cfg, FILE *fp)
 {
 	char		a[INET_ADDRSTRLEN];
 	unsigned int	i;
@@ -260,7 +260,7 @@ arconf_print_general(const struct caked_config *cfg, FILE *fp)
 }
 
 void
-arconf_print_dir(const struct caked_config *cfg, int dir, FILE *fp)
+autorate_config_print_dir(const struct caked_config *cfg, int dir, FILE *fp)
 {
 	const struct autorate_params	*p = &cfg->autorate[dir];
 	char				 r[3][32];

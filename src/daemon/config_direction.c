@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Copyright (C) 2026 the caked authors */
 /*
- * config_dir.c: the [upload] and [download] sections of caked.conf, for
+ * config_direction.c: the [upload] and [download] sections of caked.conf, for
  * config.c.
  *
  * Each key is turned into tc-cake keyword tokens and given to
@@ -102,7 +102,7 @@ static const struct dir_key dir_keys[] = {
 
 /* Whether key belongs in [upload] or [download] (autorate keys aside). */
 int
-config_dir_known_key(const char *key)
+config_direction_known_key(const char *key)
 {
 	size_t	i;
 
@@ -176,7 +176,7 @@ config_changed(const struct cake_config *a, const struct cake_config *b)
  * Which parts of a configuration the keywords in argv change. They are
  * applied to two bases that differ in every field, so a keyword shows up
  * even where it restates a base's value. This lets a key such as
- * diffserv accept exactly the keywords of its kind without config_dir.c
+ * diffserv accept exactly the keywords of its kind without config_direction.c
  * keeping its own list of them.
  */
 static unsigned int
@@ -507,7 +507,7 @@ config_dir_key(struct config_ctx *ctx, int sec, const char *key, int lineno,
 }
 
 void
-config_dir(struct config_ctx *ctx, int sec, struct cake_config *cc)
+config_direction(struct config_ctx *ctx, int sec, struct cake_config *cc)
 {
 	const char	*key;
 	size_t		 i;

@@ -1,16 +1,16 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Copyright (C) 2026 the caked authors */
 /*
- * arrun.c: the daemon side of autorate. Every autorate-interval one timer
- * event sends an ICMP echo to each reflector (probe.c) and ticks the
- * controller of each direction that has autorate on (autorate.c) with the
+ * autorate_run.c: the daemon side of autorate. Every autorate-interval one
+ * timer event sends an ICMP echo to each reflector (autorate_probe.c) and ticks
+ * the controller of each direction that has autorate on (autorate.c) with the
  * engine's sent-byte counter and queue delay; a new rate is applied with
- * cake_change(), which keeps the queued packets, and logged at debug
- * level. Replies arrive on the probe socket's read event and go straight
- * into the shared path-delay state.
+ * cake_change(), which keeps the queued packets, and logged at debug level.
+ * Replies arrive on the probe socket's read event and go straight into the
+ * shared path-delay state.
  *
- * The probes leave through the router's own stack, not through caked's
- * queues: they measure the path beyond caked, which is what bloats.
+ * The probes leave through the router's own stack, not through caked's queues:
+ * they measure the path beyond caked, which is what bloats.
  *
  * It must not decide rates itself (autorate.c does) nor touch packets.
  */
@@ -29,20 +29,20 @@
 #include "caked/cake.h"
 #include "caked/keywords.h"
 #include "common/json.h"
-#include "daemon/arrun.h"
+#include "daemon/autorate_run.h"
 #include "daemon/autorate.h"
 #include "daemon/config.h"
 #include "daemon/log.h"
-#include "daemon/probe.h"
+#include "daemon/autorate_probe.h"
 #include "daemon/timer.h"
 
-struct arrun {
+struct autorate_run {
 	struct event_base	*base;
-	struct probe		*probe;
+	struct autorate_probe		*probe;
 	struct event		*ev_read;
 	struct event		*ev_tick;
 	struct cake		*cake[CONFIG_DIRS];
-	arrun_changed_fn	*changed;
+	autorate_run_changed_fn	*changed;
 	void			*arg;
 	struct autorate_delay	 delay;
 	struct autorate_dir	 dir[CONFIG_DIRS];
@@ -52,26 +52,26 @@ struct arrun {
 };
 
 static void
-arrun_on_reply(void *arg, unsigned int idx, uint64_t rtt_ns, uint64_t now_ns)
+run_on_reply(void *arg, unsigned int idx, uint64_t rtt_ns, uint64_t now_ns)
 {
-	struct arrun	*r = arg;
+	struct autorate_run	*r = arg;
 
 	autorate_delay_sample(&r->delay, idx, rtt_ns, now_ns);
 }
 
 static void
-arrun_on_read(evutil_socket_t fd, short what, void *arg)
+run_on_read(evutil_socket_t fd, short what, void *arg)
 {
-	struct arrun	*r = arg;
+	struct autorate_run	*r = arg;
 
 	(void)fd;
 	(void)what;
-	probe_recv(r->probe, timer_now_ns(), arrun_on_reply, r);
+	autorate_probe_recv(r->probe, timer_now_ns(), run_on_reply, r);
 }
 
 /* caked's own queue delay: the largest tin average, if anything waits. */
 static uint32_t
-arrun_queue_us(const struct cake_stats *st)
+run_queue_us(const struct cake_stats *st)
 {
 	uint32_t	i, us = 0;
 
@@ -84,7 +84,7 @@ arrun_queue_us(const struct cake_stats *st)
 }
 
 static void
-arrun_set(struct arrun *r, int dir, uint64_t now_ns, uint64_t old_Bps)
+run_set(struct autorate_run *r, int dir, uint64_t now_ns, uint64_t old_Bps)
 {
 	struct autorate_dir	*d = &r->dir[dir];
 	struct cake_config	 cc;
@@ -114,9 +114,9 @@ arrun_set(struct arrun *r, int dir, uint64_t now_ns, uint64_t old_Bps)
 }
 
 static void
-arrun_on_tick(evutil_socket_t fd, short what, void *arg)
+run_on_tick(evutil_socket_t fd, short what, void *arg)
 {
-	struct arrun		*r = arg;
+	struct autorate_run		*r = arg;
 	struct cake_stats	 st;
 	uint64_t		 now_ns = timer_now_ns(), old;
 	unsigned int		 i;
@@ -130,24 +130,24 @@ arrun_on_tick(evutil_socket_t fd, short what, void *arg)
 		cake_get_stats(r->cake[dir], &st);
 		old = r->dir[dir].rate_Bps;
 		if (autorate_dir_tick(&r->dir[dir], &r->delay, st.sent_bytes,
-		    arrun_queue_us(&st), now_ns))
-			arrun_set(r, dir, now_ns, old);
+		    run_queue_us(&st), now_ns))
+			run_set(r, dir, now_ns, old);
 	}
 	if (r->probe != NULL)
 		for (i = 0; i < r->delay.count; i++)
-			(void)probe_send(r->probe, i, timer_now_ns());
+			(void)autorate_probe_send(r->probe, i, timer_now_ns());
 }
 
-struct arrun *
-arrun_create(struct event_base *base, struct probe *probe,
-    struct cake *cake[2], arrun_changed_fn *fn, void *arg)
+struct autorate_run *
+autorate_run_create(struct event_base *base, struct autorate_probe *probe,
+    struct cake *cake[2], autorate_run_changed_fn *fn, void *arg)
 {
-	struct arrun	*r;
+	struct autorate_run	*r;
 	int		 i;
 
 	if ((r = calloc(1, sizeof(*r))) == NULL) {
 		log_warn("%s", __func__);
-		probe_close(probe);
+		autorate_probe_close(probe);
 		return NULL;
 	}
 	r->base = base;
@@ -161,7 +161,7 @@ arrun_create(struct event_base *base, struct probe *probe,
 
 /* Opens the probe socket if needed and (re)starts its events. */
 static int
-arrun_events(struct arrun *r, bool on)
+run_events(struct autorate_run *r, bool on)
 {
 	struct timeval	tv;
 
@@ -172,7 +172,7 @@ arrun_events(struct arrun *r, bool on)
 	if (!on)
 		return 0;
 	if (r->probe == NULL) {
-		if ((r->probe = probe_open()) == NULL) {
+		if ((r->probe = autorate_probe_open()) == NULL) {
 			log_warn("autorate: cannot open an ICMP socket (start "
 			    "caked as root, or allow ping sockets with "
 			    "net.ipv4.ping_group_range)");
@@ -180,14 +180,14 @@ arrun_events(struct arrun *r, bool on)
 		}
 	}
 	if (r->ev_read == NULL) {
-		r->ev_read = event_new(r->base, probe_fd(r->probe),
-		    EV_READ | EV_PERSIST, arrun_on_read, r);
+		r->ev_read = event_new(r->base, autorate_probe_fd(r->probe),
+		    EV_READ | EV_PERSIST, run_on_read, r);
 		if (r->ev_read == NULL || event_add(r->ev_read, NULL) == -1)
 			return -1;
 		log_info("autorate: probing with a %s ICMP socket",
-		    probe_kind(r->probe));
+		    autorate_probe_kind(r->probe));
 	}
-	r->ev_tick = event_new(r->base, -1, EV_PERSIST, arrun_on_tick, r);
+	r->ev_tick = event_new(r->base, -1, EV_PERSIST, run_on_tick, r);
 	tv.tv_sec = (time_t)(r->interval_ns / 1000000000ULL);
 	tv.tv_usec = (suseconds_t)(r->interval_ns % 1000000000ULL / 1000);
 	if (r->ev_tick == NULL || event_add(r->ev_tick, &tv) == -1)
@@ -196,7 +196,7 @@ arrun_events(struct arrun *r, bool on)
 }
 
 int
-arrun_apply(struct arrun *r, const struct caked_config *cfg)
+autorate_run_apply(struct autorate_run *r, const struct caked_config *cfg)
 {
 	struct cake_stats	st;
 	uint64_t		now_ns = timer_now_ns();
@@ -219,18 +219,18 @@ arrun_apply(struct arrun *r, const struct caked_config *cfg)
 		log_info("%s: autorate on, %u reflector(s)",
 		    config_dir_name(i), cfg->reflectors_n);
 	}
-	if (arrun_events(r, on) == -1) {
+	if (run_events(r, on) == -1) {
 		log_warnx("autorate: not running");
 		return -1;
 	}
 	if (on)
-		probe_set_targets(r->probe, cfg->reflectors,
+		autorate_probe_set_targets(r->probe, cfg->reflectors,
 		    cfg->reflectors_n);
 	return 0;
 }
 
 void
-arrun_rate_set(struct arrun *r, int dir, uint64_t rate_Bps)
+autorate_run_rate_set(struct autorate_run *r, int dir, uint64_t rate_Bps)
 {
 	if (r == NULL || dir < 0 || dir >= CONFIG_DIRS ||
 	    !r->dir[dir].p.enabled)
@@ -239,9 +239,10 @@ arrun_rate_set(struct arrun *r, int dir, uint64_t rate_Bps)
 }
 
 bool
-arrun_view(const struct arrun *r, int dir, struct arrun_view *v)
+autorate_run_view(const struct autorate_run *r, int dir,
+    struct autorate_run_view *v)
 {
-	struct probe_stats	ps;
+	struct autorate_probe_stats	ps;
 	uint64_t		now_ns = timer_now_ns();
 	unsigned int		i;
 
@@ -255,7 +256,7 @@ arrun_view(const struct arrun *r, int dir, struct arrun_view *v)
 	for (i = 0; i < r->delay.count; i++)
 		v->fresh[i] = autorate_delay_fresh(&r->delay, i, now_ns);
 	if (r->probe != NULL) {
-		probe_stats(r->probe, &ps);
+		autorate_probe_stats(r->probe, &ps);
 		v->probes_sent = ps.sent;
 		v->probe_replies = ps.replies;
 		v->probe_kernel_stamps = ps.kernel_stamps;
@@ -266,15 +267,15 @@ arrun_view(const struct arrun *r, int dir, struct arrun_view *v)
 }
 
 void
-arrun_json(const struct arrun *r, int dir, struct json_writer *w)
+autorate_run_json(const struct autorate_run *r, int dir, struct json_writer *w)
 {
-	struct arrun_view		 v;
+	struct autorate_run_view		 v;
 	const struct autorate_dir	*d = &v.dir;
 	const struct autorate_reflector	*rf;
 	char				 a[INET_ADDRSTRLEN];
 	unsigned int			 i;
 
-	if (!arrun_view(r, dir, &v))
+	if (!autorate_run_view(r, dir, &v))
 		return;
 	json_object_begin(w, "autorate");
 	json_uint(w, "rate", d->rate_Bps);
@@ -315,7 +316,7 @@ arrun_json(const struct arrun *r, int dir, struct json_writer *w)
 }
 
 void
-arrun_log_stats(const struct arrun *r)
+autorate_run_log_stats(const struct autorate_run *r)
 {
 	const struct autorate_reflector	*rf;
 	char				 a[INET_ADDRSTRLEN];
@@ -348,7 +349,7 @@ arrun_log_stats(const struct arrun *r)
 }
 
 void
-arrun_destroy(struct arrun *r)
+autorate_run_destroy(struct autorate_run *r)
 {
 	if (r == NULL)
 		return;
@@ -356,6 +357,6 @@ arrun_destroy(struct arrun *r)
 		event_free(r->ev_tick);
 	if (r->ev_read != NULL)
 		event_free(r->ev_read);
-	probe_close(r->probe);
+	autorate_probe_close(r->probe);
 	free(r);
 }

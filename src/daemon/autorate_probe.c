@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Copyright (C) 2026 the caked authors */
 /*
- * probe.c: the ICMP echo adapter of autorate. One socket for all
+ * autorate_probe.c: the ICMP echo adapter of autorate. One socket for all
  * reflectors: a raw ICMP socket when caked may open one (root or
  * CAP_NET_RAW at startup), else a "ping socket" (SOCK_DGRAM, IPPROTO_ICMP;
  * the kernel then owns the identifier and filters replies for us).
@@ -36,40 +36,40 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "daemon/probe.h"
+#include "daemon/autorate_probe.h"
 #include "engine/csum.h"
 
 #define PROBE_MAGIC	0x63616b65U	/* "cake" */
 #define PROBE_PKT_MAX	256		/* bytes of a reply we look at */
 
-struct probe_slot {
+struct ap_slot {
 	uint64_t	send_ns;
 	uint16_t	seq;
 	uint8_t		idx;
 	uint8_t		used;
 };
 
-struct probe_payload {
+struct ap_payload {
 	uint32_t	magic;
 	uint32_t	idx;
 	uint64_t	send_ns;
 };
 
-struct probe {
+struct autorate_probe {
 	int			fd;
 	int			raw;		/* 1: raw socket, IP header */
 	uint16_t		ident;
 	uint16_t		seq;
 	unsigned int		ntargets;
 	struct in_addr		target[PROBE_TARGETS_MAX];
-	struct probe_slot	slot[PROBE_INFLIGHT_MAX];
-	struct probe_stats	st;
+	struct ap_slot	slot[PROBE_INFLIGHT_MAX];
+	struct autorate_probe_stats	st;
 };
 
-struct probe *
-probe_open(void)
+struct autorate_probe *
+autorate_probe_open(void)
 {
-	struct probe	*p;
+	struct autorate_probe	*p;
 	int		 fd, raw = 1, saved, one = 1;
 
 	fd = socket(AF_INET, SOCK_RAW | SOCK_NONBLOCK | SOCK_CLOEXEC,
@@ -96,19 +96,20 @@ probe_open(void)
 }
 
 const char *
-probe_kind(const struct probe *p)
+autorate_probe_kind(const struct autorate_probe *p)
 {
 	return p->raw ? "raw" : "ping socket";
 }
 
 int
-probe_fd(const struct probe *p)
+autorate_probe_fd(const struct autorate_probe *p)
 {
 	return p->fd;
 }
 
 void
-probe_set_targets(struct probe *p, const struct in_addr *a, unsigned int n)
+autorate_probe_set_targets(struct autorate_probe *p, const struct in_addr *a,
+    unsigned int n)
 {
 	if (n > PROBE_TARGETS_MAX)
 		n = PROBE_TARGETS_MAX;
@@ -118,13 +119,13 @@ probe_set_targets(struct probe *p, const struct in_addr *a, unsigned int n)
 }
 
 int
-probe_send(struct probe *p, unsigned int idx, uint64_t now_ns)
+autorate_probe_send(struct autorate_probe *p, unsigned int idx, uint64_t now_ns)
 {
 	unsigned char		 pkt[sizeof(struct icmphdr) +
-				    sizeof(struct probe_payload)];
+				    sizeof(struct ap_payload)];
 	struct icmphdr		 ih;
-	struct probe_payload	 pl;
-	struct probe_slot	*s;
+	struct ap_payload	 pl;
+	struct ap_slot	*s;
 	struct sockaddr_in	 sin;
 
 	if (idx >= p->ntargets) {
@@ -160,13 +161,13 @@ probe_send(struct probe *p, unsigned int idx, uint64_t now_ns)
 }
 
 /* Matches one received message; returns the slot or NULL. */
-static struct probe_slot *
-probe_match(struct probe *p, const unsigned char *buf, size_t len,
+static struct ap_slot *
+ap_match(struct autorate_probe *p, const unsigned char *buf, size_t len,
     const struct sockaddr_in *from)
 {
 	struct icmphdr		 ih;
-	struct probe_payload	 pl;
-	struct probe_slot	*s;
+	struct ap_payload	 pl;
+	struct ap_slot	*s;
 	size_t			 off = 0;
 	uint16_t		 seq;
 
@@ -197,7 +198,7 @@ probe_match(struct probe *p, const unsigned char *buf, size_t len,
  * its kernel timestamp and realtime_ns (read once per batch); 0 if none.
  */
 static uint64_t
-probe_waited_ns(struct msghdr *mh, uint64_t realtime_ns)
+ap_waited_ns(struct msghdr *mh, uint64_t realtime_ns)
 {
 	struct cmsghdr	*c;
 	struct timespec	 ts;
@@ -218,7 +219,8 @@ probe_waited_ns(struct msghdr *mh, uint64_t realtime_ns)
 }
 
 void
-probe_recv(struct probe *p, uint64_t now_ns, probe_reply_fn *fn, void *arg)
+autorate_probe_recv(struct autorate_probe *p, uint64_t now_ns,
+    autorate_probe_reply_fn *fn, void *arg)
 {
 	unsigned char		 buf[PROBE_PKT_MAX];
 	union {
@@ -228,7 +230,7 @@ probe_recv(struct probe *p, uint64_t now_ns, probe_reply_fn *fn, void *arg)
 	struct sockaddr_in	 from;
 	struct iovec		 iov;
 	struct msghdr		 mh;
-	struct probe_slot	*s;
+	struct ap_slot	*s;
 	struct timespec		 rt;
 	uint64_t		 realtime_ns, rtt, waited;
 	ssize_t			 n;
@@ -252,14 +254,14 @@ probe_recv(struct probe *p, uint64_t now_ns, probe_reply_fn *fn, void *arg)
 		if (n == -1)
 			break;	/* EAGAIN, or an ICMP error: next time */
 		if (mh.msg_namelen < sizeof(from) ||
-		    (s = probe_match(p, buf, (size_t)n, &from)) == NULL) {
+		    (s = ap_match(p, buf, (size_t)n, &from)) == NULL) {
 			p->st.unmatched++;
 			continue;
 		}
 		s->used = 0;
 		p->st.replies++;
 		rtt = now_ns > s->send_ns ? now_ns - s->send_ns : 0;
-		waited = probe_waited_ns(&mh, realtime_ns);
+		waited = ap_waited_ns(&mh, realtime_ns);
 		if (waited >= rtt)
 			waited = 0;	/* a clock step: trust the read time */
 		if (waited != 0)
@@ -269,13 +271,14 @@ probe_recv(struct probe *p, uint64_t now_ns, probe_reply_fn *fn, void *arg)
 }
 
 void
-probe_stats(const struct probe *p, struct probe_stats *st)
+autorate_probe_stats(const struct autorate_probe *p,
+    struct autorate_probe_stats *st)
 {
 	*st = p->st;
 }
 
 void
-probe_close(struct probe *p)
+autorate_probe_close(struct autorate_probe *p)
 {
 	if (p == NULL)
 		return;

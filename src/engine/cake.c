@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Copyright (C) 2026 the caked authors */
 /*
- * cake.c: one CAKE instance: creation, live parameter changes (as `tc
- * qdisc change`), and the small helpers the enqueue and dequeue paths
- * share (shaper clocks, popping a queue's head, the dropped list).
+ * cake.c: one CAKE instance: its configuration's defaults and validation,
+ * creation, live parameter changes (as `tc qdisc change`), and the small
+ * helpers the enqueue and dequeue paths share (shaper clocks, popping a
+ * queue's head, the dropped list).
  *
  * All memory is allocated in cake_create(); nothing here allocates or
- * frees a packet buffer. Numbers come from doc/cake.md §2-§5.
+ * frees a packet buffer. Numbers come from doc/cake.md §1-§5.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -100,6 +101,30 @@ inst_advance_shaper(struct cake *c, struct cake_tin *t,
 	if (!drop)
 		c->failsafe_next_ns += dur + (dur >> 1);
 	return pkt->adj_len;
+}
+
+/* §1: the defaults, as tc's `cake` with no keyword. */
+void
+cake_config_default(struct cake_config *cfg)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->rate_Bps = 0;			/* unlimited */
+	cfg->diffserv = CAKE_DIFFSERV3;
+	cfg->flow_mode = CAKE_FLOW_TRIPLE;
+	cfg->nat = false;
+	cfg->wash = false;
+	cfg->ingress = false;
+	cfg->ack_filter = CAKE_ACK_NONE;
+	cfg->split_gso = true;			/* as sch_cake, at every rate */
+	cfg->rtt_us = 100000;			/* internet: 100 ms */
+	cfg->target_us = 5000;			/* 5 ms */
+	cfg->raw = true;
+	cfg->overhead = 0;
+	cfg->mpu = 0;
+	cfg->atm = CAKE_ATM_NONE;
+	cfg->memlimit_bytes = 0;
+	cfg->fwmark_mask = 0;
+	cfg->queues = CAKE_QUEUES_DEFAULT;	/* as the kernel's fixed 1024 */
 }
 
 static int

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Copyright (C) 2026 the caked authors */
 /*
- * gsoframe.h: what the GSO tests (test_gso.c, test_gso_bad.c) share.
+ * gsoframe.h: the GSO test's (test_gso.c) frames and helpers:
  * TCPv4, TCPv6 (with a hop-by-hop extension header) and UDP GSO
  * super-packets as a TAP with IFF_VNET_HDR delivers them (L4 checksum
  * field holding only the pseudo-header sum), a checksum routine written

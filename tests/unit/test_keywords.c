@@ -2,9 +2,11 @@
 /* Copyright (C) 2026 the caked authors */
 /*
  * test_keywords.c: the tc-cake keyword parser and printer
- * (src/common/keywords.c): every keyword, every preset's numbers and
- * tc's printed lines. Error messages, whole lines and round trips are in
- * test_keywords_lines.c, rates, times and sizes in test_units.c.
+ * (src/common/keywords.c): what each keyword sets, every preset's numbers,
+ * the bounds and floors, and tc's printed lines. The syntax of a line
+ * (error messages, white space, argv, the printer's refusals, round
+ * trips) is in test_keywords_lines.c, rates, times and sizes in
+ * test_units.c.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -472,6 +474,40 @@ test_overhead_and_mpu_bounds(void **state)
 	}
 }
 
+/* The floors, at their boundaries, for mtu 1500 (0) and 9000. */
+static void
+test_floors_refuse_what_passes_nothing(void **state)
+{
+	static const struct {
+		uint64_t	memlimit, rate;
+		uint32_t	mtu;
+		int		rc;
+	} cases[] = {
+		{ 0, 0, 0, 0 }, { 8192, 1514, 0, 0 }, { 8191, 0, 0, -1 },
+		{ 1, 0, 1500, -1 }, { 0, 1513, 0, -1 }, { 0, 1, 0, -1 },
+		{ 36088, 9014, 9000, 0 }, { 36087, 0, 9000, -1 },
+		{ 0, 9013, 9000, -1 }, { 8192, 1514, 68, 0 },
+	};
+	struct cake_config	cfg;
+	char			err[KEYWORDS_ERR_MAX];
+	size_t			i;
+
+	(void)state;
+	for (i = 0; i < NITEMS(cases); i++) {
+		cake_config_default(&cfg);
+		cfg.memlimit_bytes = cases[i].memlimit;
+		cfg.rate_Bps = cases[i].rate;
+		err[0] = '\0';
+		assert_int_equal(keywords_check_floors(&cfg, cases[i].mtu, err,
+		    sizeof(err)), cases[i].rc);
+		assert_int_equal(err[0] != '\0', cases[i].rc == -1);
+	}
+	cfg.memlimit_bytes = 1;
+	assert_int_equal(keywords_check_floors(&cfg, 0, err, sizeof(err)), -1);
+	assert_string_equal(err, "memlimit 1b: below 8192b, the least that "
+	    "holds 4 frames of mtu 1500");
+}
+
 static void
 test_fwmark_accepts_decimal_and_hex(void **state)
 {
@@ -569,6 +605,7 @@ main(void)
 		cmocka_unit_test(test_framing_keywords_compose_like_tc),
 		cmocka_unit_test(test_framing_sum_restarts_on_each_call),
 		cmocka_unit_test(test_overhead_and_mpu_bounds),
+		cmocka_unit_test(test_floors_refuse_what_passes_nothing),
 		cmocka_unit_test(test_fwmark_accepts_decimal_and_hex),
 		cmocka_unit_test(
 		    test_queues_accepts_powers_of_two_from_1024_to_65536),

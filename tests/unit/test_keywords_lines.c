@@ -464,46 +464,11 @@ test_round_trip_over_generated_configs(void **state)
 	}
 }
 
-/* The floors, at their boundaries, for mtu 1500 (0) and 9000. */
-static void
-test_floors_refuse_what_passes_nothing(void **state)
-{
-	static const struct {
-		uint64_t	memlimit, rate;
-		uint32_t	mtu;
-		int		rc;
-	} cases[] = {
-		{ 0, 0, 0, 0 }, { 8192, 1514, 0, 0 }, { 8191, 0, 0, -1 },
-		{ 1, 0, 1500, -1 }, { 0, 1513, 0, -1 }, { 0, 1, 0, -1 },
-		{ 36088, 9014, 9000, 0 }, { 36087, 0, 9000, -1 },
-		{ 0, 9013, 9000, -1 }, { 8192, 1514, 68, 0 },
-	};
-	struct cake_config	cfg;
-	char			err[KEYWORDS_ERR_MAX];
-	size_t			i;
-
-	(void)state;
-	for (i = 0; i < NITEMS(cases); i++) {
-		cake_config_default(&cfg);
-		cfg.memlimit_bytes = cases[i].memlimit;
-		cfg.rate_Bps = cases[i].rate;
-		err[0] = '\0';
-		assert_int_equal(keywords_check_floors(&cfg, cases[i].mtu, err,
-		    sizeof(err)), cases[i].rc);
-		assert_int_equal(err[0] != '\0', cases[i].rc == -1);
-	}
-	cfg.memlimit_bytes = 1;
-	assert_int_equal(keywords_check_floors(&cfg, 0, err, sizeof(err)), -1);
-	assert_string_equal(err, "memlimit 1b: below 8192b, the least that "
-	    "holds 4 frames of mtu 1500");
-}
-
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_error_messages_are_precise),
-		cmocka_unit_test(test_floors_refuse_what_passes_nothing),
 		cmocka_unit_test(test_error_leaves_config_unchanged),
 		cmocka_unit_test(test_long_tokens_are_clipped_in_messages),
 		cmocka_unit_test(test_unprintable_bytes_are_masked_in_messages),

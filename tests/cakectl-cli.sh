@@ -5,31 +5,12 @@
 # "cakectl version" with and without a daemon, options after the command,
 # and an option the command would ignore refused. The daemon, where one
 # is needed, is a one-reply stand-in on a Unix socket (python3).
-set -u
-top_builddir=${top_builddir:-.}
+cli_name=cakectl-cli
+. "${top_srcdir:-.}/tests/expect.sh"
+cli_cleanup() { [ -z "$fake" ] || kill "$fake" 2>/dev/null; }
 cakectl=$top_builddir/cakectl
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/cakectl-cli.XXXXXX") || exit 99
-trap 'kill "$fake" 2>/dev/null; rm -rf "$tmp"' EXIT
 fake=
-fails=0
 nosock=$tmp/none.sock
-
-# expect NAME STATUS PATTERN CMD...: CMD exits STATUS, output matches PATTERN.
-expect() {
-	name=$1 want=$2 pattern=$3
-	shift 3
-	"$@" >"$tmp/out" 2>&1
-	got=$?
-	if [ "$got" -ne "$want" ]; then
-		echo "FAIL: $name: exit $got, expected $want"; cat "$tmp/out"
-		fails=$((fails + 1))
-	elif ! grep -q -e "$pattern" "$tmp/out"; then
-		echo "FAIL: $name: output lacks '$pattern'"; cat "$tmp/out"
-		fails=$((fails + 1))
-	else
-		echo "ok: $name"
-	fi
-}
 
 expect "-h exits 0 with usage" 0 '^usage: cakectl ' "$cakectl" -h
 expect "--help exits 0 with usage" 0 '^usage: cakectl ' "$cakectl" --help
@@ -92,5 +73,4 @@ else
 	echo "skip: no python3 for a stand-in daemon"
 fi
 
-[ "$fails" -eq 0 ] || exit 1
-exit 0
+cli_exit

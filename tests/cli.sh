@@ -4,31 +4,10 @@
 # cli.sh: caked's command line: help, version, configuration check, and
 # clear failures for a missing file, a bad option and a bad configuration.
 # Needs no privileges: nothing here opens a device.
-set -u
-top_srcdir=${top_srcdir:-.}
-top_builddir=${top_builddir:-.}
+cli_name=caked-cli
+. "${top_srcdir:-.}/tests/expect.sh"
 caked=$top_builddir/caked
 sample=$top_srcdir/etc/caked.conf
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/caked-cli.XXXXXX") || exit 99
-trap 'rm -rf "$tmp"' EXIT
-fails=0
-
-# expect NAME STATUS PATTERN CMD...: CMD exits STATUS, output matches PATTERN.
-expect() {
-	name=$1 want=$2 pattern=$3
-	shift 3
-	"$@" >"$tmp/out" 2>&1
-	got=$?
-	if [ "$got" -ne "$want" ]; then
-		echo "FAIL: $name: exit $got, expected $want"; cat "$tmp/out"
-		fails=$((fails + 1))
-	elif ! grep -q -e "$pattern" "$tmp/out"; then
-		echo "FAIL: $name: output lacks '$pattern'"; cat "$tmp/out"
-		fails=$((fails + 1))
-	else
-		echo "ok: $name"
-	fi
-}
 
 expect "--help exits 0 with usage" 0 '^usage: caked \[-dhstVvW\] \[-c file\]$' \
     "$caked" --help
@@ -119,5 +98,4 @@ printf '[general]\nautorate-reflectors = 192.0.2.1\n[upload]\nautorate = yes\nau
 expect "the canonical autorate configuration has no note" 0 \
     '^configuration OK$' "$caked" -t -W -c "$tmp/ar2.conf"
 
-[ "$fails" -eq 0 ] || exit 1
-exit 0
+cli_exit

@@ -2,14 +2,17 @@
 /* Copyright (C) 2026 the caked authors */
 /*
  * udpblast: minimum-size UDP packets per second, for the datapath
- * benchmark (tests/bench/bench-datapath.sh).
+ * benchmark (tests/bench/bench-datapath.sh) and the small-packet flood of
+ * tests/netns/test_isolation.sh.
  *
- *   udpblast -s ADDR PORT SECONDS [BYTES]   send as fast as possible
- *   udpblast -r ADDR PORT SECONDS           count what arrives
+ *   udpblast -s ADDR PORT SECONDS [BYTES [FLOWS]]   send as fast as possible
+ *   udpblast -r ADDR PORT SECONDS                   count what arrives
  *
  * The sender writes BYTES-byte datagrams (default 18: a 60-byte Ethernet
- * frame, 64 on the wire with the FCS) with sendmmsg() in batches and
- * prints how many it sent; the receiver binds ADDR:PORT, counts datagrams
+ * frame, 64 on the wire with the FCS) with sendmmsg() in batches from
+ * FLOWS sockets (default 1; each its own ephemeral source port, so FLOWS
+ * distinct 5-tuples), one batch per socket in turn, and prints how many
+ * the kernel accepted; the receiver binds ADDR:PORT, counts datagrams
  * with recvmmsg() for SECONDS after the first one and prints
  * "packets seconds pps". Both stop by themselves. It measures; it never
  * judges, and it sends only to the address it is given (a namespace's).
@@ -32,6 +35,8 @@
 
 #define UDPBLAST_BATCH		64
 #define UDPBLAST_MAX_BYTES	1472
+#define UDPBLAST_MAX_FLOWS	64
+#define UDPBLAST_MAX_SECS	3600
 
 static double
 now_s(void)
@@ -45,13 +50,30 @@ now_s(void)
 static void
 usage(void)
 {
-	fprintf(stderr, "usage: udpblast -s ADDR PORT SECONDS [BYTES]\n"
+	fprintf(stderr, "usage: udpblast -s ADDR PORT SECONDS [BYTES [FLOWS]]\n"
 	    "       udpblast -r ADDR PORT SECONDS\n");
 	exit(2);
 }
 
 static int
-blast(int fd, double secs, size_t bytes)
+open_flow(const struct sockaddr_in *dst)
+{
+	int	fd;
+
+	if ((fd = socket(AF_INET, SOCK_DGRAM, 0)) == -1) {
+		perror("udpblast: socket");
+		return -1;
+	}
+	if (connect(fd, (const struct sockaddr *)dst, sizeof(*dst)) == -1) {
+		perror("udpblast: connect");
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+static int
+blast(const int *fds, int nfds, double secs, size_t bytes)
 {
 	static uint8_t		payload[UDPBLAST_MAX_BYTES];
 	struct mmsghdr		msgs[UDPBLAST_BATCH];
@@ -67,8 +89,8 @@ blast(int fd, double secs, size_t bytes)
 		msgs[i].msg_hdr.msg_iov = &iov;
 		msgs[i].msg_hdr.msg_iovlen = 1;
 	}
-	while (now_s() < end) {
-		if ((n = sendmmsg(fd, msgs, UDPBLAST_BATCH, 0)) == -1) {
+	for (i = 0; now_s() < end; i = (i + 1) % nfds) {
+		if ((n = sendmmsg(fds[i], msgs, UDPBLAST_BATCH, 0)) == -1) {
 			if (errno == ENOBUFS || errno == EAGAIN ||
 			    errno == EINTR || errno == ECONNREFUSED)
 				continue;
@@ -123,7 +145,8 @@ main(int argc, char *argv[])
 	struct timeval		tv = { 0, 100000 };
 	size_t			bytes = 18;
 	double			secs;
-	int			fd, send_mode;
+	int			fds[UDPBLAST_MAX_FLOWS];
+	int			fd, i, nflows = 1, send_mode;
 
 	if (argc < 5 || (strcmp(argv[1], "-s") != 0 &&
 	    strcmp(argv[1], "-r") != 0))
@@ -137,18 +160,22 @@ main(int argc, char *argv[])
 	secs = atof(argv[4]);
 	if (argc > 5)
 		bytes = (size_t)atoi(argv[5]);
-	if (secs <= 0 || secs > 60 || bytes < 1 || bytes > UDPBLAST_MAX_BYTES)
+	if (argc > 6)
+		nflows = atoi(argv[6]);
+	if (argc > 7 || (!send_mode && argc > 5) || secs <= 0 ||
+	    secs > UDPBLAST_MAX_SECS || bytes < 1 ||
+	    bytes > UDPBLAST_MAX_BYTES || nflows < 1 ||
+	    nflows > UDPBLAST_MAX_FLOWS)
 		usage();
+	if (send_mode) {
+		for (i = 0; i < nflows; i++)
+			if ((fds[i] = open_flow(&sin)) == -1)
+				return 1;
+		return blast(fds, nflows, secs, bytes);
+	}
 	if ((fd = socket(AF_INET, SOCK_DGRAM, 0)) == -1) {
 		perror("udpblast: socket");
 		return 1;
-	}
-	if (send_mode) {
-		if (connect(fd, (struct sockaddr *)&sin, sizeof(sin)) == -1) {
-			perror("udpblast: connect");
-			return 1;
-		}
-		return blast(fd, secs, bytes);
 	}
 	(void)setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
 	(void)setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &(int){ 4 << 20 },

@@ -3,7 +3,7 @@
 # Copyright (C) 2026 the caked authors
 # test_isolation: host isolation under a small-packet flood.
 # Host B (a second namespace on the LAN bridge) floods 18-byte UDP
-# payloads (60-byte frames) with sendmmsg (floodsend) for ISO_SECS s,
+# payloads (60-byte frames) with sendmmsg (udpblast) for ISO_SECS s,
 # once from 16 source ports and once from one flow, while host A pings
 # the server at 5 Hz and runs one TCP upload; caked shapes at "bandwidth
 # 20mbit dual-srchost", then runs "unlimited".
@@ -25,9 +25,9 @@
 netns_init ping iperf3 jq
 netns_require_caked
 CAKECTL=${CAKECTL:-$top_builddir/cakectl}
-FLOODSEND=${FLOODSEND:-$top_builddir/tests/netns/floodsend}
+UDPBLAST=${UDPBLAST:-$top_builddir/tests/bench/udpblast}
 [ -x "$CAKECTL" ] || skip "cakectl not built at $CAKECTL"
-[ -x "$FLOODSEND" ] || skip "floodsend not built at $FLOODSEND"
+[ -x "$UDPBLAST" ] || skip "udpblast not built at $UDPBLAST"
 SECS=${ISO_SECS:-15}
 RATE_BPS=20000000
 B_IP=10.201.1.3
@@ -69,8 +69,8 @@ one_case()
 	netns_ping "$NS_C" "$SERVER_IP" 10 "$t-idle.txt"
 	idle_med=$(netns_ping_stats "$t-idle.txt" | cut -d' ' -f1)
 	tapdrop0=$(tap_tx_dropped)
-	timeout $((SECS + 10)) ip netns exec "$NS_B" "$FLOODSEND" \
-	    "$SERVER_IP" 9 "$SECS" "$flows" >"$t-flood.txt" 2>&1 9>&- &
+	timeout $((SECS + 10)) ip netns exec "$NS_B" "$UDPBLAST" \
+	    -s "$SERVER_IP" 9 "$SECS" 18 "$flows" >"$t-flood.txt" 2>&1 9>&- &
 	local flood_pid=$!
 	netns_track "$flood_pid"
 	sleep 1

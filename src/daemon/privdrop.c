@@ -40,31 +40,39 @@
 #define PRIVDROP_KEEP_MASK	(UINT32_C(1) << CAP_NET_ADMIN)
 #define PRIVDROP_CAP_SCAN_MAX	64	/* capability numbers probed */
 
+/*
+ * capset(2) or capget(2) (nr) on this thread, version 3: data[0] holds
+ * capabilities 0..31, data[1] the rest.
+ */
+static int
+privdrop_capcall(long nr, struct __user_cap_data_struct *data)
+{
+	struct __user_cap_header_struct	hdr;
+
+	memset(&hdr, 0, sizeof(hdr));
+	hdr.version = _LINUX_CAPABILITY_VERSION_3;
+	return (int)syscall(nr, &hdr, data);
+}
+
 /* Sets permitted = effective = mask (caps 0..31), inheritable = 0. */
 static int
 privdrop_capset(uint32_t mask)
 {
-	struct __user_cap_header_struct	hdr;
 	struct __user_cap_data_struct	data[_LINUX_CAPABILITY_U32S_3];
 
-	memset(&hdr, 0, sizeof(hdr));
 	memset(data, 0, sizeof(data));
-	hdr.version = _LINUX_CAPABILITY_VERSION_3;
 	data[0].permitted = data[0].effective = mask;
-	return (int)syscall(SYS_capset, &hdr, data);
+	return privdrop_capcall(SYS_capset, data);
 }
 
 /* Checks that exactly mask is permitted and effective, nothing else. */
 static int
 privdrop_capcheck(uint32_t mask)
 {
-	struct __user_cap_header_struct	hdr;
 	struct __user_cap_data_struct	data[_LINUX_CAPABILITY_U32S_3];
 
-	memset(&hdr, 0, sizeof(hdr));
 	memset(data, 0, sizeof(data));
-	hdr.version = _LINUX_CAPABILITY_VERSION_3;
-	if (syscall(SYS_capget, &hdr, data) == -1)
+	if (privdrop_capcall(SYS_capget, data) == -1)
 		return -1;
 	if (data[0].permitted != mask || data[0].effective != mask ||
 	    data[0].inheritable != 0 || data[1].permitted != 0 ||

@@ -22,7 +22,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include <event2/buffer.h>
 #include <event2/event.h>
@@ -35,6 +34,7 @@
 #include "common/metrics.h"
 #include "daemon/httpd.h"
 #include "daemon/log.h"
+#include "daemon/timer.h"
 
 #define HTTPD_PATH		"/metrics"
 #define HTTPD_CONTENT_TYPE	"text/plain; version=0.0.4; charset=utf-8"
@@ -127,15 +127,6 @@ httpd_error(struct evhttp_request *req, int code, const char *reason)
 	evhttp_send_reply(req, code, reason, NULL);
 }
 
-static uint64_t
-httpd_now_ns(void)
-{
-	struct timespec	ts;
-
-	(void)clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
-
 /* Renders a fresh stats reply into h->text: 0, or -1. */
 static int
 httpd_render(struct httpd *h)
@@ -173,7 +164,7 @@ httpd_render(struct httpd *h)
 static int
 httpd_metrics(struct httpd *h, struct evbuffer *b)
 {
-	uint64_t	now_ns = httpd_now_ns();
+	uint64_t	now_ns = timer_now_ns();
 
 	if (h->text == NULL || now_ns - h->text_ns >= HTTPD_FRESH_NS) {
 		if (httpd_render(h) == -1)

@@ -17,6 +17,24 @@
  * means the demand exceeds the rate, i.e. the direction is loaded (if
  * caked sends at least half the rate).
  *
+ * Each direction has its own delay input, chosen every tick from:
+ *   - owd: the one-way delay of this direction (out for upload, back for
+ *     download) from reflectors that answer ICMP timestamp requests. The
+ *     reflector's clock offset is unknown but constant, so only the
+ *     variation over its own minimum counts: the same baseline and delta
+ *     as for round trips, per reflector and way, and the lower median of
+ *     the fresh ones.
+ *   - passive: the RTT that the forwarded TCP traffic shows for this
+ *     direction (its recent value over its baseline), handed in by the
+ *     daemon; fresh for 1 s after its last update.
+ *   - echo: the round trips (echo, or timestamp requests timed by caked),
+ *     which cannot tell the directions apart.
+ * owd and passive both see this direction alone: when both are fresh the
+ * larger delta wins (a missed bloat costs every user latency, a cut too
+ * many costs a little throughput for a second), on a tie owd. Echo is
+ * used only when neither is fresh; with nothing fresh the controller
+ * holds, and goes to the minimum after 10 s without any sample at all.
+ *
  * Control law, once per tick:
  *   - delay above the threshold: cut, unless the direction is idle (under
  *     5 % load: the delay is then the other direction's). The factor is
@@ -91,6 +109,7 @@ autorate_delay_init(struct autorate_delay *dl, unsigned int count,
 	dl->count = count > AUTORATE_REFLECTORS_MAX ?
 	    AUTORATE_REFLECTORS_MAX : count;
 	dl->start_ns = now_ns;
+	dl->stale_ns = AUTORATE_STALE_NS;
 }
 
 /* a + (b - a) * num / den, for signed values, num <= den. */
@@ -103,80 +122,210 @@ autorate_ewma(int64_t a, int64_t b, uint64_t num, uint64_t den)
 	    (double)den);
 }
 
+/* One sample v into the estimator r. */
+static void
+autorate_est_sample(struct autorate_reflector *r, uint64_t v, uint64_t now_ns)
+{
+	uint64_t	dt;
+	int64_t		raw;
+
+	if (r->replies == 0) {
+		r->baseline_ns = v;
+		r->delta_ns = 0;
+	} else {
+		dt = now_ns > r->last_reply_ns ? now_ns - r->last_reply_ns : 0;
+		if (v < r->baseline_ns)
+			r->baseline_ns = v;
+		else
+			r->baseline_ns = (uint64_t)autorate_ewma(
+			    (int64_t)r->baseline_ns, (int64_t)v, dt,
+			    AUTORATE_BASELINE_TAU_NS);
+		raw = (int64_t)(v - r->baseline_ns);
+		r->delta_ns = autorate_ewma(r->delta_ns, raw, dt,
+		    AUTORATE_DELTA_TAU_NS);
+	}
+	r->rtt_ns = v;
+	r->last_reply_ns = now_ns;
+	r->replies++;
+}
+
 void
 autorate_delay_sample(struct autorate_delay *dl, unsigned int idx,
     uint64_t rtt_ns, uint64_t now_ns)
 {
-	struct autorate_reflector	*r;
-	uint64_t			 dt;
-	int64_t				 raw;
-
 	if (idx >= dl->count)
 		return;
-	r = &dl->refl[idx];
-	if (r->replies == 0) {
-		r->baseline_ns = rtt_ns;
-		r->delta_ns = 0;
-	} else {
-		dt = now_ns > r->last_reply_ns ? now_ns - r->last_reply_ns : 0;
-		if (rtt_ns < r->baseline_ns)
-			r->baseline_ns = rtt_ns;
-		else
-			r->baseline_ns = (uint64_t)autorate_ewma(
-			    (int64_t)r->baseline_ns, (int64_t)rtt_ns, dt,
-			    AUTORATE_BASELINE_TAU_NS);
-		raw = (int64_t)(rtt_ns - r->baseline_ns);
-		r->delta_ns = autorate_ewma(r->delta_ns, raw, dt,
-		    AUTORATE_DELTA_TAU_NS);
-	}
-	r->rtt_ns = rtt_ns;
-	r->last_reply_ns = now_ns;
-	r->replies++;
+	autorate_est_sample(&dl->refl[idx], rtt_ns, now_ns);
 	dl->last_reply_ns = now_ns;
+}
+
+void
+autorate_delay_owd(struct autorate_delay *dl, unsigned int idx, int way,
+    int64_t owd_ns, uint64_t now_ns)
+{
+	int64_t	bias = (int64_t)AUTORATE_OWD_BIAS_NS;
+
+	if (idx >= dl->count || way < 0 || way > 1 || owd_ns <= -bias ||
+	    owd_ns >= bias)
+		return;
+	autorate_est_sample(&dl->owd[way][idx], (uint64_t)(owd_ns + bias),
+	    now_ns);
+	dl->last_reply_ns = now_ns;
+}
+
+bool
+autorate_owd_ms(uint32_t from_ms, uint32_t to_ms, int64_t *ns)
+{
+	int64_t	d;
+
+	if (from_ms >= AUTORATE_DAY_MS || to_ms >= AUTORATE_DAY_MS)
+		return false;	/* also catches the high bit */
+	/* across midnight: into (-half a day, half a day] */
+	d = (int64_t)to_ms - (int64_t)from_ms;
+	if (d > (int64_t)AUTORATE_DAY_MS / 2)
+		d -= AUTORATE_DAY_MS;
+	else if (d <= -(int64_t)AUTORATE_DAY_MS / 2)
+		d += AUTORATE_DAY_MS;
+	*ns = d * 1000000;
+	return true;
+}
+
+/* Whether estimator r has had a recent enough second sample. */
+static bool
+autorate_est_fresh(const struct autorate_delay *dl,
+    const struct autorate_reflector *r, uint64_t now_ns)
+{
+	uint64_t	stale = dl->stale_ns != 0 ? dl->stale_ns :
+			    AUTORATE_STALE_NS;
+
+	return r->replies >= 2 && now_ns - r->last_reply_ns <= stale;
 }
 
 bool
 autorate_delay_fresh(const struct autorate_delay *dl, unsigned int idx,
     uint64_t now_ns)
 {
-	const struct autorate_reflector	*r;
-
 	if (idx >= dl->count)
 		return false;
-	r = &dl->refl[idx];
-	return r->replies >= 2 && now_ns - r->last_reply_ns <=
-	    AUTORATE_STALE_NS;
+	return autorate_est_fresh(dl, &dl->refl[idx], now_ns);
+}
+
+/* The lower median of the fresh deltas of the estimators e[0..n). */
+static bool
+autorate_median(const struct autorate_delay *dl,
+    const struct autorate_reflector *e, unsigned int n, uint64_t now_ns,
+    int64_t *delta_ns)
+{
+	int64_t		v[AUTORATE_REFLECTORS_MAX], t;
+	unsigned int	i, j, k = 0;
+
+	for (i = 0; i < n; i++) {
+		if (!autorate_est_fresh(dl, &e[i], now_ns))
+			continue;
+		/* insertion sort: at most AUTORATE_REFLECTORS_MAX values */
+		t = e[i].delta_ns;
+		for (j = k++; j > 0 && v[j - 1] > t; j--)
+			v[j] = v[j - 1];
+		v[j] = t;
+	}
+	if (k == 0)
+		return false;
+	*delta_ns = v[(k - 1) / 2];
+	return true;
 }
 
 bool
 autorate_delay_get(const struct autorate_delay *dl, uint64_t now_ns,
     int64_t *delta_ns)
 {
-	int64_t		v[AUTORATE_REFLECTORS_MAX], t;
-	unsigned int	i, j, n = 0;
-
-	for (i = 0; i < dl->count; i++) {
-		if (!autorate_delay_fresh(dl, i, now_ns))
-			continue;
-		/* insertion sort: at most AUTORATE_REFLECTORS_MAX values */
-		t = dl->refl[i].delta_ns;
-		for (j = n++; j > 0 && v[j - 1] > t; j--)
-			v[j] = v[j - 1];
-		v[j] = t;
-	}
-	if (n == 0)
-		return false;
-	*delta_ns = v[(n - 1) / 2];
-	return true;
+	return autorate_median(dl, dl->refl, dl->count, now_ns, delta_ns);
 }
 
-/* True if no reflector has answered for AUTORATE_STALL_NS. */
+bool
+autorate_delay_owd_get(const struct autorate_delay *dl, int way,
+    uint64_t now_ns, int64_t *delta_ns)
+{
+	if (way < 0 || way > 1)
+		return false;
+	return autorate_median(dl, dl->owd[way], dl->count, now_ns,
+	    delta_ns);
+}
+
+/* The baseline shown for a signal: the first fresh estimator's. */
+static uint64_t
+autorate_first_baseline(const struct autorate_delay *dl,
+    const struct autorate_reflector *e, uint64_t bias, uint64_t now_ns)
+{
+	unsigned int	i;
+
+	for (i = 0; i < dl->count; i++)
+		if (autorate_est_fresh(dl, &e[i], now_ns))
+			return e[i].baseline_ns - bias;
+	return 0;
+}
+
+void
+autorate_input_get(struct autorate_input *in, const struct autorate_delay *dl,
+    int way, const struct autorate_passive *pv, uint64_t now_ns)
+{
+	int64_t	v;
+
+	memset(in, 0, sizeof(*in));
+	in->start_ns = dl->start_ns;
+	in->last_ns = dl->last_reply_ns;
+	in->echo_ns = in->owd_ns = in->passive_ns = -1;
+	if (autorate_delay_get(dl, now_ns, &v))
+		in->echo_ns = v < 0 ? 0 : v;
+	if (autorate_delay_owd_get(dl, way, now_ns, &v))
+		in->owd_ns = v < 0 ? 0 : v;
+	if (pv != NULL && pv->last_ns != 0 && now_ns - pv->last_ns <=
+	    AUTORATE_PASSIVE_STALE_NS) {
+		in->passive_ns = pv->delay_ns > pv->baseline_ns ?
+		    (int64_t)(pv->delay_ns - pv->baseline_ns) : 0;
+	}
+	if (pv != NULL && pv->last_ns > in->last_ns)
+		in->last_ns = pv->last_ns;
+	/* owd and passive see this direction alone: the larger wins */
+	if (in->passive_ns > in->owd_ns) {
+		in->signal = AUTORATE_SIG_PASSIVE;
+		in->delta_ns = in->passive_ns;
+		in->baseline_ns = pv->baseline_ns;
+	} else if (in->owd_ns >= 0) {
+		in->signal = AUTORATE_SIG_OWD;
+		in->delta_ns = in->owd_ns;
+		in->baseline_ns = autorate_first_baseline(dl, dl->owd[way],
+		    AUTORATE_OWD_BIAS_NS, now_ns);
+	} else if (in->echo_ns >= 0) {
+		in->signal = AUTORATE_SIG_ECHO;
+		in->delta_ns = in->echo_ns;
+		in->baseline_ns = autorate_first_baseline(dl, dl->refl, 0,
+		    now_ns);
+	}
+}
+
+const char *
+autorate_signal_name(enum autorate_signal s)
+{
+	switch (s) {
+	case AUTORATE_SIG_ECHO:
+		return "echo";
+	case AUTORATE_SIG_OWD:
+		return "owd";
+	case AUTORATE_SIG_PASSIVE:
+		return "passive";
+	case AUTORATE_SIG_NONE:
+		break;
+	}
+	return "none";
+}
+
+/* True if no signal at all has come for AUTORATE_STALL_NS. */
 static bool
-autorate_delay_stalled(const struct autorate_delay *dl, uint64_t now_ns)
+autorate_input_stalled(const struct autorate_input *in, uint64_t now_ns)
 {
 	uint64_t	since;
 
-	since = dl->last_reply_ns != 0 ? dl->last_reply_ns : dl->start_ns;
+	since = in->last_ns != 0 ? in->last_ns : in->start_ns;
 	return now_ns - since >= AUTORATE_STALL_NS;
 }
 
@@ -382,7 +531,7 @@ autorate_drift(struct autorate_dir *d, uint64_t now_ns)
 }
 
 bool
-autorate_dir_tick(struct autorate_dir *d, const struct autorate_delay *dl,
+autorate_dir_tick(struct autorate_dir *d, const struct autorate_input *in,
     uint64_t sent_bytes, uint32_t queue_delay_us, uint64_t now_ns)
 {
 	uint64_t		old = d->rate_Bps;
@@ -392,7 +541,9 @@ autorate_dir_tick(struct autorate_dir *d, const struct autorate_delay *dl,
 
 	autorate_load(d, sent_bytes, now_ns);
 	d->queue_delay_us = queue_delay_us;
-	have = autorate_delay_get(dl, now_ns, &delta_ns);
+	d->in = *in;
+	have = in->signal != AUTORATE_SIG_NONE;
+	delta_ns = in->delta_ns;
 	d->delta_ns = have ? delta_ns : -1;
 	/*
 	 * A standing queue in caked means the demand exceeds the rate, unless
@@ -403,7 +554,7 @@ autorate_dir_tick(struct autorate_dir *d, const struct autorate_delay *dl,
 	    (queue_delay_us >= AUTORATE_QUEUE_BUSY_US &&
 	    d->load_pct >= AUTORATE_CUT_LOAD_PCT);
 	if (!have) {
-		if (autorate_delay_stalled(dl, now_ns) &&
+		if (autorate_input_stalled(in, now_ns) &&
 		    d->rate_Bps != d->p.min_Bps) {
 			d->rate_Bps = d->p.min_Bps;
 			d->stalls++;

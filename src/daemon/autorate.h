@@ -4,9 +4,11 @@
  * autorate.h: the rate controller that lets one direction follow a link
  * whose capacity changes (see autorate.c and caked.conf(5)).
  *
- * Pure: no I/O, no clock. The daemon hands in probe round-trip times per
- * reflector, the engine's sent-byte counter and queue delay, and the time;
- * the controller hands back a new rate or "no change".
+ * Pure: no I/O, no clock. The daemon hands in probe round-trip times and
+ * one-way delays per reflector, the passive delay of the traffic, the
+ * engine's sent-byte counter and queue delay, and the time; each
+ * direction's controller takes its own delay input (struct autorate_input)
+ * and hands back a new rate or "no change".
  */
 #ifndef CAKED_DAEMON_AUTORATE_H
 #define CAKED_DAEMON_AUTORATE_H
@@ -38,6 +40,14 @@
 #define AUTORATE_CEILING_PERMILLE 900	/* rise slowly from 90 % of it ... */
 #define AUTORATE_CEILING_SLOW	4	/* ... at 1/4 of the speed ... */
 #define AUTORATE_CEILING_NS	30000000000ULL	/* ... for 30 s after a cut */
+#define AUTORATE_PASSIVE_STALE_NS 1000000000ULL	/* passive input is gone */
+/*
+ * One-way delays carry the reflector's unknown clock offset and may be
+ * negative: they are kept biased by half a day, so that the estimator
+ * (which works on unsigned values) sees them positive.
+ */
+#define AUTORATE_OWD_BIAS_NS	43200000000000ULL
+#define AUTORATE_DAY_MS		86400000U	/* ICMP timestamps wrap */
 
 /* One direction's settings (caked.conf [upload]/[download] autorate-*). */
 struct autorate_params {
@@ -58,12 +68,50 @@ struct autorate_reflector {
 	uint64_t	replies;
 };
 
-/* The path delay seen through all reflectors (shared by both directions). */
+/* Directions of a one-way delay: out (upload) and back (download). */
+#define AUTORATE_OWD_UP		0
+#define AUTORATE_OWD_DOWN	1
+
+/*
+ * The path delay seen through all reflectors: the round trip of each
+ * (echo or timestamp), and for those that answer ICMP timestamps the
+ * one-way delay out and back (biased, see AUTORATE_OWD_BIAS_NS).
+ */
 struct autorate_delay {
 	unsigned int			count;
 	struct autorate_reflector	refl[AUTORATE_REFLECTORS_MAX];
+	struct autorate_reflector	owd[2][AUTORATE_REFLECTORS_MAX];
 	uint64_t			last_reply_ns;	/* any reflector */
 	uint64_t			start_ns;
+	uint64_t			stale_ns;	/* 0: AUTORATE_STALE_NS */
+};
+
+/* Which signal a direction's delay input came from. */
+enum autorate_signal {
+	AUTORATE_SIG_NONE = 0,	/* nothing fresh */
+	AUTORATE_SIG_ECHO,	/* round trips to the reflectors */
+	AUTORATE_SIG_OWD,	/* one-way delay, this direction's */
+	AUTORATE_SIG_PASSIVE,	/* RTT of the forwarded TCP traffic */
+};
+
+/* The passive delay of one direction, as the traffic showed it. */
+struct autorate_passive {
+	uint64_t	delay_ns;	/* recent */
+	uint64_t	baseline_ns;
+	uint64_t	last_ns;	/* time of the last update; 0: never */
+};
+
+/* One direction's delay input for one tick (autorate_input_get()). */
+struct autorate_input {
+	enum autorate_signal	signal;		/* NONE: delta_ns unset */
+	int64_t			delta_ns;	/* recent - baseline */
+	uint64_t		baseline_ns;	/* of that signal (shown) */
+	uint64_t		last_ns;	/* last sample of any; 0: none */
+	uint64_t		start_ns;	/* inputs counted from */
+	/* Each candidate, -1 when not fresh (for statistics). */
+	int64_t			echo_ns;
+	int64_t			owd_ns;
+	int64_t			passive_ns;
 };
 
 /* What a tick did. */
@@ -83,6 +131,7 @@ struct autorate_dir {
 	uint32_t		load_pct;	/* achieved / rate */
 	uint32_t		queue_delay_us;	/* last input */
 	int64_t			delta_ns;	/* last input; -1 = none */
+	struct autorate_input	in;		/* last input */
 	uint64_t		last_tick_ns;
 	uint64_t		last_sent_bytes;
 	uint64_t		last_cut_ns;	/* 0 = never */
@@ -110,6 +159,19 @@ void	autorate_delay_init(struct autorate_delay *dl, unsigned int count,
 /* One probe answer: reflector idx had round-trip rtt_ns, at now_ns. */
 void	autorate_delay_sample(struct autorate_delay *dl, unsigned int idx,
 	    uint64_t rtt_ns, uint64_t now_ns);
+/*
+ * One timestamp answer from reflector idx: the one-way delay out (way 0)
+ * or back (way 1), including the reflector's clock offset (see
+ * autorate_owd_ms()).
+ */
+void	autorate_delay_owd(struct autorate_delay *dl, unsigned int idx,
+	    int way, int64_t owd_ns, uint64_t now_ns);
+/*
+ * to_ms - from_ms for two ICMP timestamps (ms since midnight UTC), across
+ * midnight, as a signed value in ns in *ns. False if either is
+ * non-standard (high bit set) or out of range.
+ */
+bool	autorate_owd_ms(uint32_t from_ms, uint32_t to_ms, int64_t *ns);
 /* True if reflector idx answered recently enough to be believed. */
 bool	autorate_delay_fresh(const struct autorate_delay *dl,
 	    unsigned int idx, uint64_t now_ns);
@@ -119,6 +181,18 @@ bool	autorate_delay_fresh(const struct autorate_delay *dl,
  */
 bool	autorate_delay_get(const struct autorate_delay *dl, uint64_t now_ns,
 	    int64_t *delta_ns);
+/* The same over the fresh one-way delays of way (AUTORATE_OWD_*). */
+bool	autorate_delay_owd_get(const struct autorate_delay *dl, int way,
+	    uint64_t now_ns, int64_t *delta_ns);
+/*
+ * Builds direction way's input from the reflectors (dl) and the passive
+ * delay (pv, or NULL): see autorate.c for how they combine.
+ */
+void	autorate_input_get(struct autorate_input *in,
+	    const struct autorate_delay *dl, int way,
+	    const struct autorate_passive *pv, uint64_t now_ns);
+/* "none", "echo", "owd" or "passive". */
+const char *autorate_signal_name(enum autorate_signal s);
 
 /* Starts a direction at its base rate; sent_bytes is the engine counter. */
 void	autorate_dir_init(struct autorate_dir *d,
@@ -126,11 +200,11 @@ void	autorate_dir_init(struct autorate_dir *d,
 	    uint64_t now_ns);
 /*
  * One tick. sent_bytes: the engine's sent-byte counter; queue_delay_us:
- * caked's own queue delay (0 if its queue is empty); dl: the path delay.
- * Returns true if d->rate_Bps changed (apply it), false for no change.
+ * caked's own queue delay (0 if its queue is empty); in: this direction's
+ * delay input. Returns true if d->rate_Bps changed (apply it).
  */
 bool	autorate_dir_tick(struct autorate_dir *d,
-	    const struct autorate_delay *dl, uint64_t sent_bytes,
+	    const struct autorate_input *in, uint64_t sent_bytes,
 	    uint32_t queue_delay_us, uint64_t now_ns);
 /* Adopts a rate set from outside (cakectl set), clamped to min..max. */
 void	autorate_dir_set_rate(struct autorate_dir *d, uint64_t rate_Bps);

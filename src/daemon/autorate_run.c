@@ -7,7 +7,10 @@
  * engine's sent-byte counter and queue delay; a new rate is applied with
  * cake_change(), which keeps the queued packets, and logged at debug level.
  * Replies arrive on the probe socket's read event and go straight into the
- * shared path-delay state.
+ * path-delay state of the reflectors; the passive delay of the traffic
+ * comes in through autorate_run_passive(). At each tick every direction
+ * gets its own input from these (autorate_input_get(): one-way delay,
+ * passive or echo), and the debug log of a change names the signal.
  *
  * The probes leave through the router's own stack, not through caked's queues:
  * they measure the path beyond caked, which is what bloats.
@@ -46,6 +49,7 @@ struct autorate_run {
 	void			*arg;
 	struct autorate_delay	 delay;
 	struct autorate_dir	 dir[CONFIG_DIRS];
+	struct autorate_passive	 passive[CONFIG_DIRS];
 	struct in_addr		 reflectors[AUTORATE_REFLECTORS_MAX];
 	uint64_t		 interval_ns;
 	uint64_t		 apply_errors;
@@ -83,6 +87,13 @@ run_queue_us(const struct cake_stats *st)
 	return us;
 }
 
+/* The one-way delay that loads direction dir: out for upload. */
+static int
+run_way(int dir)
+{
+	return dir == CONFIG_UPLOAD ? AUTORATE_OWD_UP : AUTORATE_OWD_DOWN;
+}
+
 static void
 run_set(struct autorate_run *r, int dir, uint64_t now_ns, uint64_t old_Bps)
 {
@@ -104,9 +115,10 @@ run_set(struct autorate_run *r, int dir, uint64_t now_ns, uint64_t old_Bps)
 	if (keywords_format_rate(old_Bps, o, sizeof(o)) == -1 ||
 	    keywords_format_rate(d->rate_Bps, n, sizeof(n)) == -1)
 		o[0] = n[0] = '\0';
-	log_debug("%s: autorate %s %s -> %s (delay %.1fms, load %u%%, "
-	    "queue %uus)", config_dir_name(dir),
+	log_debug("%s: autorate %s %s -> %s (signal %s, delay %.1fms, "
+	    "load %u%%, queue %uus)", config_dir_name(dir),
 	    autorate_action_name(d->last_action), o, n,
+	    autorate_signal_name(d->in.signal),
 	    d->delta_ns < 0 ? -1.0 : (double)d->delta_ns / 1e6, d->load_pct,
 	    d->queue_delay_us);
 	if (r->changed != NULL)
@@ -118,6 +130,7 @@ run_on_tick(evutil_socket_t fd, short what, void *arg)
 {
 	struct autorate_run		*r = arg;
 	struct cake_stats	 st;
+	struct autorate_input	 in;
 	uint64_t		 now_ns = timer_now_ns(), old;
 	unsigned int		 i;
 	int			 dir;
@@ -129,7 +142,9 @@ run_on_tick(evutil_socket_t fd, short what, void *arg)
 			continue;
 		cake_get_stats(r->cake[dir], &st);
 		old = r->dir[dir].rate_Bps;
-		if (autorate_dir_tick(&r->dir[dir], &r->delay, st.sent_bytes,
+		autorate_input_get(&in, &r->delay, run_way(dir),
+		    &r->passive[dir], now_ns);
+		if (autorate_dir_tick(&r->dir[dir], &in, st.sent_bytes,
 		    run_queue_us(&st), now_ns))
 			run_set(r, dir, now_ns, old);
 	}
@@ -227,6 +242,20 @@ autorate_run_apply(struct autorate_run *r, const struct caked_config *cfg)
 		autorate_probe_set_targets(r->probe, cfg->reflectors,
 		    cfg->reflectors_n);
 	return 0;
+}
+
+void
+autorate_run_passive(struct autorate_run *r, int dir, uint64_t delay_ns,
+    uint64_t baseline_ns, uint64_t now_ns)
+{
+	struct autorate_passive	*pv;
+
+	if (r == NULL || dir < 0 || dir >= CONFIG_DIRS)
+		return;
+	pv = &r->passive[dir];
+	pv->delay_ns = delay_ns;
+	pv->baseline_ns = baseline_ns;
+	pv->last_ns = now_ns;
 }
 
 void

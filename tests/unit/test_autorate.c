@@ -42,6 +42,17 @@ rig_init(struct rig *r, unsigned int reflectors)
 	autorate_dir_init(&r->d, &r->p, 0, r->now_ns);
 }
 
+/* One tick of the direction, on the reflectors' round trips alone. */
+static bool
+tick(struct autorate_dir *d, const struct autorate_delay *dl,
+    uint64_t sent_bytes, uint32_t queue_us, uint64_t now_ns)
+{
+	struct autorate_input	in;
+
+	autorate_input_get(&in, dl, AUTORATE_OWD_UP, NULL, now_ns);
+	return autorate_dir_tick(d, &in, sent_bytes, queue_us, now_ns);
+}
+
 /*
  * Runs for ms milliseconds in 100 ms ticks: every reflector answers each
  * tick with BASE_RTT_NS + extra_ns[i] (UINT64_MAX: silent), and the
@@ -61,7 +72,7 @@ rig_run(struct rig *r, uint64_t ms, uint32_t load_pct,
 				autorate_delay_sample(&r->dl, i,
 				    BASE_RTT_NS + extra_ns[i], r->now_ns);
 		r->sent_bytes += r->d.rate_Bps * load_pct / 100 / 10;
-		if (autorate_dir_tick(&r->d, &r->dl, r->sent_bytes, queue_us,
+		if (tick(&r->d, &r->dl, r->sent_bytes, queue_us,
 		    r->now_ns))
 			r->changes++;
 	}
@@ -447,7 +458,7 @@ recovers_from_a_sudden_drop(void **state)
 				} else
 					i++;
 			if (step % 10 == 9) {
-				(void)autorate_dir_tick(&r.d, &r.dl,
+				(void)tick(&r.d, &r.dl,
 				    r.sent_bytes, 2000, r.now_ns);
 				assert_true(nprobe < 64);
 				sent_at[nprobe] = r.now_ns;
@@ -461,6 +472,119 @@ recovers_from_a_sudden_drop(void **state)
 			}
 		}
 	}
+}
+
+/* Feeds reflector 0 one-way delays (ms) out and back, 100 ms apart. */
+static void
+owd_feed(struct autorate_delay *dl, uint64_t *now_ns, int64_t up_ms,
+    int64_t down_ms, unsigned int n)
+{
+	unsigned int	i;
+
+	for (i = 0; i < n; i++) {
+		*now_ns += 100 * MS;
+		autorate_delay_sample(dl, 0, BASE_RTT_NS, *now_ns);
+		autorate_delay_owd(dl, 0, AUTORATE_OWD_UP, up_ms * (int64_t)MS,
+		    *now_ns);
+		autorate_delay_owd(dl, 0, AUTORATE_OWD_DOWN,
+		    down_ms * (int64_t)MS, *now_ns);
+	}
+}
+
+static void
+owd_goes_to_its_own_direction(void **state)
+{
+	struct autorate_delay	dl;
+	struct autorate_input	up, down;
+	uint64_t		now = 1000 * MS;
+
+	(void)state;
+	autorate_delay_init(&dl, 1, now);
+	/* a reflector 3 h behind our clock: only the variation counts */
+	owd_feed(&dl, &now, -10800000 + 5, 10800000 + 5, 10);
+	owd_feed(&dl, &now, -10800000 + 5, 10800000 + 65, 10);
+	autorate_input_get(&up, &dl, AUTORATE_OWD_UP, NULL, now);
+	autorate_input_get(&down, &dl, AUTORATE_OWD_DOWN, NULL, now);
+	assert_int_equal(up.signal, AUTORATE_SIG_OWD);
+	assert_int_equal(down.signal, AUTORATE_SIG_OWD);
+	assert_true(up.delta_ns < (int64_t)MS);
+	assert_true(down.delta_ns > 50 * (int64_t)MS);
+	/* the offset shows in the baseline, which rose a little since */
+	assert_true(down.baseline_ns >= (uint64_t)(10800000 + 5) * MS &&
+	    down.baseline_ns < (uint64_t)(10800000 + 7) * MS);
+	assert_string_equal(autorate_signal_name(down.signal), "owd");
+	/* the round trip did not move: echo alone would have said 0 */
+	assert_true(down.echo_ns < (int64_t)MS);
+}
+
+static void
+owd_ms_handles_midnight_and_nonstandard(void **state)
+{
+	int64_t	ns;
+
+	(void)state;
+	/* sent 10 ms before midnight, received 5 ms after it */
+	assert_true(autorate_owd_ms(AUTORATE_DAY_MS - 10, 5, &ns));
+	assert_int_equal(ns, 15 * (int64_t)MS);
+	/* and the other way round: the reflector's clock is behind */
+	assert_true(autorate_owd_ms(5, AUTORATE_DAY_MS - 10, &ns));
+	assert_int_equal(ns, -15 * (int64_t)MS);
+	assert_true(autorate_owd_ms(1000, 1040, &ns));
+	assert_int_equal(ns, 40 * (int64_t)MS);
+	/* high bit: not ms since midnight (RFC 792) */
+	assert_false(autorate_owd_ms(1000, 0x80000000U | 1040, &ns));
+	assert_false(autorate_owd_ms(AUTORATE_DAY_MS, 1040, &ns));
+}
+
+static void
+signals_combine_per_direction(void **state)
+{
+	struct autorate_delay	dl;
+	struct autorate_passive	pv = { 0, 0, 0 };
+	struct autorate_input	in;
+	uint64_t		now = 1000 * MS;
+	unsigned int		i;
+
+	(void)state;
+	autorate_delay_init(&dl, 1, now);
+	/* echo only: echo */
+	for (i = 0; i < 5; i++) {
+		now += 100 * MS;
+		autorate_delay_sample(&dl, 0, BASE_RTT_NS, now);
+	}
+	autorate_input_get(&in, &dl, AUTORATE_OWD_UP, &pv, now);
+	assert_int_equal(in.signal, AUTORATE_SIG_ECHO);
+	assert_int_equal(in.passive_ns, -1);
+	assert_int_equal(in.owd_ns, -1);
+	/* fresh passive beats echo, even when lower */
+	pv.delay_ns = 42 * MS;
+	pv.baseline_ns = 40 * MS;
+	pv.last_ns = now;
+	autorate_input_get(&in, &dl, AUTORATE_OWD_UP, &pv, now);
+	assert_int_equal(in.signal, AUTORATE_SIG_PASSIVE);
+	assert_int_equal(in.delta_ns, 2 * (int64_t)MS);
+	assert_int_equal(in.baseline_ns, 40 * MS);
+	/* owd with more delay than passive: owd */
+	owd_feed(&dl, &now, 20, 20, 5);
+	owd_feed(&dl, &now, 40, 20, 10);
+	pv.last_ns = now;
+	autorate_input_get(&in, &dl, AUTORATE_OWD_UP, &pv, now);
+	assert_int_equal(in.signal, AUTORATE_SIG_OWD);
+	assert_true(in.delta_ns > 15 * (int64_t)MS);
+	/* the other way: passive has more, passive drives */
+	autorate_input_get(&in, &dl, AUTORATE_OWD_DOWN, &pv, now);
+	assert_int_equal(in.signal, AUTORATE_SIG_PASSIVE);
+	/* passive goes stale after a second without update */
+	now += AUTORATE_PASSIVE_STALE_NS + MS;
+	owd_feed(&dl, &now, 20, 20, 1);
+	autorate_input_get(&in, &dl, AUTORATE_OWD_DOWN, &pv, now);
+	assert_int_equal(in.signal, AUTORATE_SIG_OWD);
+	assert_int_equal(in.passive_ns, -1);
+	/* nothing at all for long: none, and the stall clock runs */
+	now += 20 * AUTORATE_STALE_NS;
+	autorate_input_get(&in, &dl, AUTORATE_OWD_DOWN, &pv, now);
+	assert_int_equal(in.signal, AUTORATE_SIG_NONE);
+	assert_string_equal(autorate_signal_name(in.signal), "none");
 }
 
 static void
@@ -505,6 +629,9 @@ main(void)
 		cmocka_unit_test(stall_goes_to_min_and_recovers),
 		cmocka_unit_test(follows_a_bloated_link),
 		cmocka_unit_test(recovers_from_a_sudden_drop),
+		cmocka_unit_test(owd_goes_to_its_own_direction),
+		cmocka_unit_test(owd_ms_handles_midnight_and_nonstandard),
+		cmocka_unit_test(signals_combine_per_direction),
 		cmocka_unit_test(params_are_checked),
 	};
 

@@ -15,8 +15,11 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <setjmp.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <syslog.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 #include <event2/event.h>
@@ -24,6 +27,7 @@
 #include "caked/cake.h"
 #include "daemon/autorate_run.h"
 #include "daemon/config.h"
+#include "daemon/log.h"
 #include "fake/fake_event.h"
 #include "fake/fake_probe.h"
 #include "fake/fake_timer.h"
@@ -224,6 +228,78 @@ reload_without_autorate_stops_probing(void **state)
 	assert_false(autorate_run_view(r->ar, CONFIG_UPLOAD, &v));
 }
 
+/* Sends stderr (the log) into a temporary file; returns the old fd. */
+static int
+log_capture(FILE **fp)
+{
+	int	saved;
+
+	assert_non_null(*fp = tmpfile());
+	saved = dup(2);
+	assert_true(saved >= 0);
+	assert_true(dup2(fileno(*fp), 2) == 2);
+	log_init(0, LOG_DEBUG, "test");
+	return saved;
+}
+
+/* Restores stderr; returns what was logged (to be freed). */
+static char *
+log_release(FILE *fp, int saved)
+{
+	char	*text;
+	long	 n;
+
+	assert_true(dup2(saved, 2) == 2);
+	close(saved);
+	log_init(0, LOG_INFO, "test");
+	assert_true(fseek(fp, 0, SEEK_END) == 0);
+	n = ftell(fp);
+	assert_true(n >= 0);
+	rewind(fp);
+	assert_non_null(text = calloc(1, (size_t)n + 1));
+	assert_true(fread(text, 1, (size_t)n, fp) == (size_t)n);
+	fclose(fp);
+	return text;
+}
+
+/* Passive input for upload, every 100 ms, with the given excess delay. */
+static void
+feed_passive(struct rig *r, uint64_t until_ns, uint64_t extra_ns)
+{
+	while (fake_timer.now_ns < until_ns) {
+		run_until(r, fake_timer.now_ns + 100 * MS);
+		autorate_run_passive(r->ar, CONFIG_UPLOAD, 40 * MS + extra_ns,
+		    40 * MS, fake_timer.now_ns);
+	}
+}
+
+static void
+decision_log_names_the_signal(void **state)
+{
+	struct rig	*r = *state;
+	struct autorate_run_view v;
+	FILE		*fp;
+	char		*log;
+	int		 saved;
+	uint64_t	 t0 = fake_timer.now_ns;
+
+	/* Below base and no load: the controller drifts up, once a second. */
+	autorate_run_rate_set(r->ar, CONFIG_UPLOAD, 4000000);
+	saved = log_capture(&fp);
+	feed_passive(r, t0 + 1500 * MS, 2 * MS);
+	assert_true(autorate_run_view(r->ar, CONFIG_UPLOAD, &v));
+	assert_int_equal(v.dir.in.signal, AUTORATE_SIG_PASSIVE);
+	/* passive stops: the reflectors' echo drives the next drift */
+	run_until(r, t0 + 4 * S);
+	assert_true(autorate_run_view(r->ar, CONFIG_UPLOAD, &v));
+	assert_int_equal(v.dir.in.signal, AUTORATE_SIG_ECHO);
+	log = log_release(fp, saved);
+	assert_non_null(strstr(log, "upload: autorate drift 32Mbit -> "));
+	assert_non_null(strstr(log, "(signal passive, delay 2.0ms"));
+	assert_non_null(strstr(log, "(signal echo, delay 0.0ms"));
+	free(log);
+}
+
 int
 main(void)
 {
@@ -236,6 +312,8 @@ main(void)
 		    rig_setup, rig_teardown),
 		cmocka_unit_test_setup_teardown(
 		    reload_without_autorate_stops_probing,
+		    rig_setup, rig_teardown),
+		cmocka_unit_test_setup_teardown(decision_log_names_the_signal,
 		    rig_setup, rig_teardown),
 	};
 

@@ -13,10 +13,21 @@
 #ifndef CAKED_DAEMON_AUTORATE_H
 #define CAKED_DAEMON_AUTORATE_H
 
+#include <netinet/in.h>
+
 #include <stdbool.h>
 #include <stdint.h>
 
-#define AUTORATE_REFLECTORS_MAX	8	/* reflector addresses, bound */
+#define AUTORATE_REFLECTORS_MAX	16	/* reflector addresses: the pool */
+
+/* A reflector's address: IPv4 or IPv6 (family AF_INET or AF_INET6). */
+struct autorate_addr {
+	int	family;
+	union {
+		struct in_addr	v4;
+		struct in6_addr	v6;
+	}	u;
+};
 
 /* Defaults (the reasoning is in caked.conf(5) and autorate.c). */
 #define AUTORATE_DEF_THRESHOLD_NS	15000000ULL	/* 15 ms extra RTT */
@@ -40,6 +51,17 @@
 #define AUTORATE_CEILING_PERMILLE 900	/* rise slowly from 90 % of it ... */
 #define AUTORATE_CEILING_SLOW	4	/* ... at 1/4 of the speed ... */
 #define AUTORATE_CEILING_NS	30000000000ULL	/* ... for 30 s after a cut */
+/* The reflector pool and idle probing ([general] keys). */
+#define AUTORATE_PROBE_AUTO	0	/* autorate-probe = auto */
+#define AUTORATE_PROBE_ECHO	1
+#define AUTORATE_PROBE_TIMESTAMP 2
+#define AUTORATE_DEF_ACTIVE	3	/* reflectors probed at once */
+#define AUTORATE_DEF_IDLE_AFTER_NS	10000000000ULL	/* 10 s */
+#define AUTORATE_DEF_IDLE_INTERVAL_NS	1000000000ULL	/* 1 s */
+#define AUTORATE_SILENT_NS	3000000000ULL	/* replace a silent one ... */
+#define AUTORATE_SILENT_ROUNDS	3	/* ... (and after this many rounds) */
+#define AUTORATE_TS_TRIES	3	/* timestamps unanswered: echo */
+#define AUTORATE_REPLACE_DRIFT_NS 30000000ULL	/* baseline rise over peers */
 #define AUTORATE_PASSIVE_STALE_NS 1000000000ULL	/* passive input is gone */
 /*
  * One-way delays carry the reflector's unknown clock offset and may be

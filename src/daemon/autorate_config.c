@@ -3,8 +3,12 @@
 /*
  * autorate_config.c: the autorate keys of caked.conf.
  *
- *   [general]  autorate-reflectors = IPv4 addresses (at most 8)
+ *   [general]  autorate-reflectors = IPv4 and IPv6 addresses (at most 16)
+ *              autorate-reflectors-active = N (1..16, default 3)
+ *              autorate-probe      = auto | echo | timestamp
  *              autorate-interval   = TIME (probe and tick period)
+ *              autorate-idle-after = TIME (default 10s)
+ *              autorate-idle-interval = TIME (default 1s)
  *   [upload] / [download]
  *              autorate = yes | no
  *              autorate-min, autorate-base, autorate-max = RATE
@@ -21,6 +25,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <iniparser.h>
@@ -38,9 +43,15 @@
 #define AR_THRESHOLD_MAX_US	1000000		/* 1 s */
 #define AR_INTERVAL_MIN_US	10000		/* 10 ms */
 #define AR_INTERVAL_MAX_US	1000000		/* 1 s */
+#define AR_IDLE_AFTER_MIN_US	1000000		/* 1 s */
+#define AR_IDLE_AFTER_MAX_US	3600000000U	/* 1 h */
+#define AR_IDLE_IVL_MIN_US	10000		/* 10 ms */
+#define AR_IDLE_IVL_MAX_US	60000000	/* 1 min */
 
 static const char *const ar_general_keys[] = {
 	"autorate-reflectors", "autorate-interval",
+	"autorate-reflectors-active", "autorate-probe", "autorate-idle-after",
+	"autorate-idle-interval",
 };
 static const char *const ar_dir_keys[] = {
 	"autorate", "autorate-min", "autorate-base", "autorate-max",
@@ -77,6 +88,10 @@ ar_defaults(struct caked_config *cfg)
 	for (i = 0; i < CONFIG_DIRS; i++)
 		autorate_params_default(&cfg->autorate[i]);
 	cfg->reflectors_n = 0;
+	cfg->reflectors_active = AUTORATE_DEF_ACTIVE;
+	cfg->autorate_probe = AUTORATE_PROBE_AUTO;
+	cfg->autorate_idle_after_ns = AUTORATE_DEF_IDLE_AFTER_NS;
+	cfg->autorate_idle_interval_ns = AUTORATE_DEF_IDLE_INTERVAL_NS;
 }
 
 /* The value of sec:key without quotes, or NULL if the key is absent. */
@@ -123,25 +138,40 @@ ar_time(struct ar_ctx *x, int sec, const char *key, uint32_t lo_us,
 	return 0;
 }
 
+/* One address, IPv4 or IPv6; -1 if it is neither. */
+static int
+ar_addr(const char *tok, struct autorate_addr *a)
+{
+	memset(a, 0, sizeof(*a));
+	if (inet_pton(AF_INET, tok, &a->u.v4) == 1)
+		a->family = AF_INET;
+	else if (inet_pton(AF_INET6, tok, &a->u.v6) == 1)
+		a->family = AF_INET6;
+	else
+		return -1;
+	return 0;
+}
+
 static void
 ar_reflectors(struct ar_ctx *x, struct caked_config *cfg)
 {
-	char		 buf[INIFILE_LINE_MAX + 1], *tok, *save = NULL;
-	const char	*key = "autorate-reflectors";
-	struct in_addr	 a;
-	unsigned int	 n = 0, i;
-	int		 line;
+	char			 buf[INIFILE_LINE_MAX + 1], *tok, *save = NULL;
+	const char		*key = "autorate-reflectors";
+	struct autorate_addr	 a;
+	unsigned int		 n = 0, i;
+	int			 line;
 
 	if (ar_value(x, 0, key, &line, buf, sizeof(buf)) == NULL)
 		return;
 	for (tok = strtok_r(buf, " \t,", &save); tok != NULL;
 	    tok = strtok_r(NULL, " \t,", &save)) {
-		if (inet_pton(AF_INET, tok, &a) != 1) {
-			ar_expect(x, line, 0, key, "IPv4 addresses", tok);
+		if (ar_addr(tok, &a) == -1) {
+			ar_expect(x, line, 0, key, "IPv4 or IPv6 addresses",
+			    tok);
 			return;
 		}
 		for (i = 0; i < n; i++)
-			if (cfg->reflectors[i].s_addr == a.s_addr)
+			if (memcmp(&cfg->reflectors[i], &a, sizeof(a)) == 0)
 				break;
 		if (i < n) {
 			ar_expect(x, line, 0, key, "each address once",
@@ -157,8 +187,49 @@ ar_reflectors(struct ar_ctx *x, struct caked_config *cfg)
 		cfg->reflectors[n++] = a;
 	}
 	if (n == 0)
-		ar_expect(x, line, 0, key, "IPv4 addresses", "");
+		ar_expect(x, line, 0, key, "IPv4 or IPv6 addresses", "");
 	cfg->reflectors_n = n;
+}
+
+/* autorate-reflectors-active: how many of the pool are probed. */
+static void
+ar_active(struct ar_ctx *x, struct caked_config *cfg)
+{
+	char		 buf[INIFILE_LINE_MAX + 1], *end;
+	const char	*key = "autorate-reflectors-active", *v;
+	unsigned long	 n;
+	int		 line;
+
+	if ((v = ar_value(x, 0, key, &line, buf, sizeof(buf))) == NULL)
+		return;
+	n = strtoul(v, &end, 10);
+	if (*v < '0' || *v > '9' || *end != '\0' || n < 1 ||
+	    n > AUTORATE_REFLECTORS_MAX) {
+		ar_expect(x, line, 0, key, "a number from 1 to 16", v);
+		return;
+	}
+	cfg->reflectors_active = (unsigned int)n;
+}
+
+/* autorate-probe = auto | echo | timestamp */
+static void
+ar_probe(struct ar_ctx *x, struct caked_config *cfg)
+{
+	static const char *const names[] = { "auto", "echo", "timestamp" };
+	char		 buf[INIFILE_LINE_MAX + 1];
+	const char	*v;
+	int		 line, i;
+
+	if ((v = ar_value(x, 0, "autorate-probe", &line, buf,
+	    sizeof(buf))) == NULL)
+		return;
+	for (i = 0; i < 3; i++)
+		if (strcmp(v, names[i]) == 0) {
+			cfg->autorate_probe = i;
+			return;
+		}
+	ar_expect(x, line, 0, "autorate-probe", "auto, echo or timestamp",
+	    v);
 }
 
 /* autorate-min, -base and -max: sets *Bps if the key is present; -1 if
@@ -239,6 +310,12 @@ autorate_config_load(struct inifile *f, dictionary *d,
 	errors = inifile_errors(f) != errors;	/* reflectors wrong */
 	(void)ar_time(&x, 0, "autorate-interval", AR_INTERVAL_MIN_US,
 	    AR_INTERVAL_MAX_US, &interval_ns);
+	ar_active(&x, cfg);
+	ar_probe(&x, cfg);
+	(void)ar_time(&x, 0, "autorate-idle-after", AR_IDLE_AFTER_MIN_US,
+	    AR_IDLE_AFTER_MAX_US, &cfg->autorate_idle_after_ns);
+	(void)ar_time(&x, 0, "autorate-idle-interval", AR_IDLE_IVL_MIN_US,
+	    AR_IDLE_IVL_MAX_US, &cfg->autorate_idle_interval_ns);
 	for (dir = 0; dir < CONFIG_DIRS; dir++)
 		ar_dir(&x, dir, interval_ns, errors, cfg);
 }
@@ -246,17 +323,24 @@ autorate_config_load(struct inifile *f, dictionary *d,
 void
 autorate_config_print_general(const struct caked_config *cfg, FILE *fp)
 {
-	char		a[INET_ADDRSTRLEN];
+	static const char *const probe[] = { "auto", "echo", "timestamp" };
+	char		a[INET6_ADDRSTRLEN];
 	unsigned int	i;
 
 	if (cfg->reflectors_n == 0)
 		return;
 	fprintf(fp, "autorate-reflectors =");
 	for (i = 0; i < cfg->reflectors_n; i++)
-		if (inet_ntop(AF_INET, &cfg->reflectors[i], a, sizeof(a)))
+		if (inet_ntop(cfg->reflectors[i].family,
+		    &cfg->reflectors[i].u, a, sizeof(a)))
 			fprintf(fp, " %s", a);
-	fprintf(fp, "\nautorate-interval = %lluus\n",
-	    (unsigned long long)(cfg->autorate[0].interval_ns / 1000));
+	fprintf(fp, "\nautorate-reflectors-active = %u\n"
+	    "autorate-probe = %s\nautorate-interval = %lluus\n"
+	    "autorate-idle-after = %lluus\nautorate-idle-interval = %lluus\n",
+	    cfg->reflectors_active, probe[cfg->autorate_probe],
+	    (unsigned long long)(cfg->autorate[0].interval_ns / 1000),
+	    (unsigned long long)(cfg->autorate_idle_after_ns / 1000),
+	    (unsigned long long)(cfg->autorate_idle_interval_ns / 1000));
 }
 
 void

@@ -24,12 +24,26 @@ struct autorate_probe;
 /* Called after a rate was applied, so the loop can re-arm its timer. */
 typedef void	autorate_run_changed_fn(void *arg, int dir, uint64_t now_ns);
 
+/* One reflector of the pool, for statistics. */
+struct autorate_run_refl {
+	struct autorate_addr	addr;
+	bool			active;		/* probed now */
+	bool			fresh;		/* its round trips count */
+	int			kind;		/* PROBE_ECHO or _TIMESTAMP */
+	uint64_t		sent;
+	uint64_t		answered;
+	uint64_t		lost;	/* unanswered when the next one left */
+};
+
 /* A copy of one direction's autorate state for statistics. */
 struct autorate_run_view {
 	struct autorate_dir	dir;
-	struct autorate_delay	delay;
-	struct in_addr		reflectors[AUTORATE_REFLECTORS_MAX];
-	bool			fresh[AUTORATE_REFLECTORS_MAX];
+	struct autorate_delay	delay;	/* indexed as refl[] (the pool) */
+	struct autorate_run_refl refl[AUTORATE_REFLECTORS_MAX];
+	struct autorate_passive	passive;	/* this direction's */
+	bool			idle;		/* probing at the idle rate */
+	uint64_t		probe_interval_ns;	/* between rounds now */
+	uint64_t		replacements;	/* reflectors replaced */
 	uint64_t		probes_sent;
 	uint64_t		probe_replies;
 	uint64_t		probe_kernel_stamps;	/* timed by the kernel */

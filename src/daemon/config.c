@@ -94,6 +94,8 @@ config_suggest_key(int section, const char *key)
 	};
 	static const char *const ar_keys[] = {
 		"autorate-reflectors", "autorate-interval",
+		"autorate-reflectors-active", "autorate-probe",
+		"autorate-idle-after", "autorate-idle-interval",
 	};
 	const char	*best = NULL;
 	size_t		 i, d, best_d = 3;

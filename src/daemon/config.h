@@ -64,8 +64,12 @@ struct caked_config {
 	struct cake_config	cake[CONFIG_DIRS];
 	bool			shaped[CONFIG_DIRS];	/* section present */
 	struct autorate_params	autorate[CONFIG_DIRS];	/* autorate_config.c */
-	struct in_addr		reflectors[AUTORATE_REFLECTORS_MAX];
-	unsigned int		reflectors_n;
+	struct autorate_addr	reflectors[AUTORATE_REFLECTORS_MAX];
+	unsigned int		reflectors_n;	/* the pool */
+	unsigned int		reflectors_active;	/* probed at once */
+	int			autorate_probe;	/* AUTORATE_PROBE_* */
+	uint64_t		autorate_idle_after_ns;
+	uint64_t		autorate_idle_interval_ns;
 	unsigned int		notes;		/* likely mistakes reported */
 };
 

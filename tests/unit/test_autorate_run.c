@@ -96,6 +96,17 @@ run_until(struct rig *r, uint64_t t_ns)
 	assert_true(fake_timer.now_ns == t_ns);
 }
 
+/* Pool entry i of cfg: a (IPv4 or IPv6). */
+static void
+add_reflector(struct caked_config *cfg, unsigned int i, const char *a)
+{
+	struct autorate_addr	*ad = &cfg->reflectors[i];
+
+	memset(ad, 0, sizeof(*ad));
+	ad->family = strchr(a, ':') != NULL ? AF_INET6 : AF_INET;
+	assert_int_equal(inet_pton(ad->family, a, &ad->u), 1);
+}
+
 static int
 rig_setup(void **state)
 {
@@ -126,10 +137,12 @@ rig_setup(void **state)
 	r->cfg.autorate[CONFIG_UPLOAD].base_Bps = BASE_BPS;
 	r->cfg.autorate[CONFIG_UPLOAD].max_Bps = MAX_BPS;
 	r->cfg.reflectors_n = 2;
-	assert_int_equal(inet_pton(AF_INET, "192.0.2.1",
-	    &r->cfg.reflectors[0]), 1);
-	assert_int_equal(inet_pton(AF_INET, "192.0.2.2",
-	    &r->cfg.reflectors[1]), 1);
+	r->cfg.reflectors_active = 3;
+	r->cfg.autorate_probe = AUTORATE_PROBE_ECHO;
+	r->cfg.autorate_idle_after_ns = 3600 * S;	/* never, unless asked */
+	r->cfg.autorate_idle_interval_ns = AUTORATE_DEF_IDLE_INTERVAL_NS;
+	add_reflector(&r->cfg, 0, "192.0.2.1");
+	add_reflector(&r->cfg, 1, "192.0.2.2");
 	fake_probe.rtt_ns[0] = RTT0;
 	fake_probe.rtt_ns[1] = RTT1;
 	assert_non_null(r->ar = autorate_run_create(r->base, NULL, r->cake,
@@ -180,7 +193,7 @@ each_interval_probes_every_reflector_and_hears_it(void **state)
 	assert_int_equal(v.delay.refl[1].replies, 10);
 	assert_int_equal(v.delay.refl[0].rtt_ns, RTT0);
 	assert_int_equal(v.delay.refl[1].rtt_ns, RTT1);
-	assert_true(v.fresh[0] && v.fresh[1]);
+	assert_true(v.refl[0].fresh && v.refl[1].fresh);
 	/* A steady path and no load: nothing to change. */
 	assert_int_equal(r->nchanges, 0);
 }
@@ -300,6 +313,303 @@ decision_log_names_the_signal(void **state)
 	free(log);
 }
 
+/* Applies cfg again (a reload), with download autorate on too. */
+static void
+reapply_both(struct rig *r)
+{
+	r->cfg.autorate[CONFIG_DOWNLOAD] = r->cfg.autorate[CONFIG_UPLOAD];
+	assert_int_equal(autorate_run_apply(r->ar, &r->cfg), 0);
+}
+
+/* The view of dir now. */
+static struct autorate_run_view
+view(struct rig *r, int dir)
+{
+	struct autorate_run_view	v;
+
+	assert_true(autorate_run_view(r->ar, dir, &v));
+	return v;
+}
+
+static void
+owd_is_told_to_the_right_direction(void **state)
+{
+	struct rig			*r = *state;
+	struct autorate_run_view	 up, down;
+	uint64_t			 t0 = fake_timer.now_ns;
+	unsigned int			 i;
+
+	r->cfg.autorate_probe = AUTORATE_PROBE_AUTO;
+	for (i = 0; i < 2; i++) {
+		fake_probe.up_ns[i] = 10 * MS;
+		fake_probe.down_ns[i] = 10 * MS;
+		fake_probe.offset_ms[i] = i == 0 ? -3600000 : 250;
+	}
+	reapply_both(r);
+	run_until(r, t0 + 2 * S);
+	/* the download way fills: 50 ms more on the way back only */
+	fake_probe.down_ns[0] = fake_probe.down_ns[1] = 60 * MS;
+	run_until(r, t0 + 3 * S);
+	up = view(r, CONFIG_UPLOAD);
+	down = view(r, CONFIG_DOWNLOAD);
+	assert_int_equal(up.refl[0].kind, PROBE_TIMESTAMP);
+	assert_int_equal(fake_probe.sent_ts[0], fake_probe.sent[0]);
+	assert_int_equal(up.dir.in.signal, AUTORATE_SIG_OWD);
+	assert_int_equal(down.dir.in.signal, AUTORATE_SIG_OWD);
+	assert_true(up.dir.in.owd_ns < 2 * (int64_t)MS);
+	assert_true(down.dir.in.owd_ns > 40 * (int64_t)MS);
+	/* the round trip says the same for both: it cannot tell */
+	assert_true(up.dir.in.echo_ns > 40 * (int64_t)MS);
+	assert_true(up.delay.owd[AUTORATE_OWD_DOWN][0].delta_ns >
+	    40 * (int64_t)MS);
+}
+
+static void
+owd_survives_midnight(void **state)
+{
+	struct rig			*r = *state;
+	struct autorate_run_view	 v;
+	uint64_t			 t0 = fake_timer.now_ns, t;
+
+	r->cfg.autorate_probe = AUTORATE_PROBE_TIMESTAMP;
+	fake_probe.up_ns[0] = 7 * MS;
+	fake_probe.down_ns[0] = 13 * MS;
+	fake_probe.rtt_ns[1] = 0;	/* one reflector only */
+	/* our midnight 2 s in; the reflector's, 1 s later (its clock lags) */
+	fake_probe.midnight_ns = t0 + 2 * S;
+	fake_probe.offset_ms[0] = -1000;
+	reapply_both(r);
+	for (t = t0 + 500 * MS; t <= t0 + 5 * S; t += 100 * MS) {
+		run_until(r, t);
+		v = view(r, CONFIG_DOWNLOAD);
+		if (v.delay.owd[AUTORATE_OWD_DOWN][0].replies < 2)
+			continue;
+		assert_int_equal(v.dir.in.signal, AUTORATE_SIG_OWD);
+		assert_true(v.delay.owd[AUTORATE_OWD_UP][0].delta_ns <
+		    2 * (int64_t)MS);
+		assert_true(v.delay.owd[AUTORATE_OWD_DOWN][0].delta_ns <
+		    2 * (int64_t)MS);
+	}
+	assert_true(fake_probe_ms(fake_timer.now_ns) < 4000);
+	assert_true(v.delay.owd[AUTORATE_OWD_DOWN][0].replies > 40);
+}
+
+static void
+timestamp_falls_back_to_echo_per_reflector(void **state)
+{
+	struct rig			*r = *state;
+	struct autorate_run_view	 v;
+	uint64_t			 t0 = fake_timer.now_ns;
+
+	r->cfg.autorate_probe = AUTORATE_PROBE_AUTO;
+	r->cfg.reflectors_n = 3;
+	add_reflector(&r->cfg, 2, "192.0.2.3");
+	fake_probe.rtt_ns[2] = RTT0;
+	fake_probe.ts_mode[0] = FAKE_TS_SILENT;
+	fake_probe.ts_mode[2] = FAKE_TS_NONSTD;
+	reapply_both(r);
+	run_until(r, t0 + 2 * S);
+	v = view(r, CONFIG_UPLOAD);
+	/* 0 never answered type 13: three tries, then echo */
+	assert_int_equal(v.refl[0].kind, PROBE_ECHO);
+	assert_int_equal(fake_probe.sent_ts[0], AUTORATE_TS_TRIES);
+	assert_true(v.refl[0].fresh);
+	/* 1 answers them: it keeps them */
+	assert_int_equal(v.refl[1].kind, PROBE_TIMESTAMP);
+	assert_int_equal(fake_probe.sent_ts[1], fake_probe.sent[1]);
+	/* 2 answers with non-standard stamps: echo after three */
+	assert_int_equal(v.refl[2].kind, PROBE_ECHO);
+	assert_int_equal(fake_probe.sent_ts[2], AUTORATE_TS_TRIES);
+	assert_int_equal(v.delay.owd[0][2].replies, 0);
+	/* with echo probes as the mode, no timestamp request at all */
+	r->cfg.autorate_probe = AUTORATE_PROBE_ECHO;
+	fake_probe.sent_ts[1] = 0;
+	reapply_both(r);
+	run_until(r, t0 + 3 * S);
+	assert_int_equal(fake_probe.sent_ts[1], 0);
+	assert_true(fake_probe.sent[1] > 0);
+}
+
+static void
+ipv6_reflectors_mix_with_ipv4(void **state)
+{
+	struct rig			*r = *state;
+	struct autorate_run_view	 v;
+	uint64_t			 t0 = fake_timer.now_ns;
+
+	r->cfg.autorate_probe = AUTORATE_PROBE_AUTO;
+	r->cfg.reflectors_n = 3;
+	add_reflector(&r->cfg, 1, "2001:db8::1");
+	add_reflector(&r->cfg, 2, "2001:db8::2");
+	fake_probe.rtt_ns[2] = 25 * MS;
+	assert_int_equal(autorate_run_apply(r->ar, &r->cfg), 0);
+	run_until(r, t0 + 1 * S + 50 * MS);
+	v = view(r, CONFIG_UPLOAD);
+	assert_int_equal(fake_probe.addr[1].family, AF_INET6);
+	/* IPv6 has no timestamp request: echo; IPv4 keeps timestamps */
+	assert_int_equal(v.refl[1].kind, PROBE_ECHO);
+	assert_int_equal(v.refl[2].kind, PROBE_ECHO);
+	assert_int_equal(v.refl[0].kind, PROBE_TIMESTAMP);
+	assert_int_equal(fake_probe.sent[1], 10);
+	assert_int_equal(fake_probe.sent_ts[1], 0);
+	assert_int_equal(v.refl[1].answered, 10);
+	assert_int_equal(v.delay.refl[1].rtt_ns, RTT1);
+	assert_int_equal(v.delay.refl[2].rtt_ns, 25 * MS);
+	assert_true(v.refl[1].fresh && v.refl[2].fresh);
+}
+
+/* The pool position of address a in v, or -1. */
+static int
+pool_pos(const struct autorate_run_view *v, unsigned int n, const char *a)
+{
+	struct autorate_addr	ad;
+	unsigned int		i;
+
+	memset(&ad, 0, sizeof(ad));
+	ad.family = AF_INET;
+	assert_int_equal(inet_pton(AF_INET, a, &ad.u.v4), 1);
+	for (i = 0; i < n; i++)
+		if (memcmp(&v->refl[i].addr, &ad, sizeof(ad)) == 0)
+			return (int)i;
+	return -1;
+}
+
+/* A pool of four, three active (the default). */
+static void
+pool_of_four(struct rig *r)
+{
+	unsigned int	i;
+	char		a[32];
+
+	r->cfg.reflectors_n = 4;
+	r->cfg.reflectors_active = AUTORATE_DEF_ACTIVE;
+	for (i = 0; i < 4; i++) {
+		(void)snprintf(a, sizeof(a), "192.0.2.%u", i + 1);
+		add_reflector(&r->cfg, i, a);
+		fake_probe.rtt_ns[i] = RTT0 + i * MS;
+	}
+	assert_int_equal(autorate_run_apply(r->ar, &r->cfg), 0);
+}
+
+static void
+silent_reflector_is_replaced_within_5s(void **state)
+{
+	struct rig			*r = *state;
+	struct autorate_run_view	 v;
+	uint64_t			 t0 = fake_timer.now_ns, t, sent;
+
+	pool_of_four(r);
+	run_until(r, t0 + 2 * S);
+	v = view(r, CONFIG_UPLOAD);
+	assert_true(v.refl[0].active && v.refl[2].active);
+	assert_false(v.refl[3].active);
+	assert_int_equal(fake_probe.sent[3], 0);	/* the spare waits */
+	fake_probe.rtt_ns[1] = 0;	/* 192.0.2.2 dies */
+	for (t = t0 + 2 * S; t < t0 + 10 * S; t += 100 * MS) {
+		run_until(r, t);
+		if (view(r, CONFIG_UPLOAD).replacements > 0)
+			break;
+	}
+	assert_true(t <= t0 + 2 * S + 5 * S);
+	v = view(r, CONFIG_UPLOAD);
+	assert_int_equal(v.replacements, 1);
+	/* it went to the back of the pool; the spare is active */
+	assert_int_equal(pool_pos(&v, 4, "192.0.2.2"), 3);
+	assert_false(v.refl[3].active);
+	assert_true(v.refl[pool_pos(&v, 4, "192.0.2.4")].active);
+	sent = fake_probe.sent[1];
+	run_until(r, t + 2 * S);
+	assert_int_equal(fake_probe.sent[1], sent);	/* not probed */
+	v = view(r, CONFIG_UPLOAD);
+	assert_true(v.refl[pool_pos(&v, 4, "192.0.2.4")].fresh);
+	assert_int_equal(v.refl[pool_pos(&v, 4, "192.0.2.2")].lost,
+	    v.refl[pool_pos(&v, 4, "192.0.2.2")].sent -
+	    v.refl[pool_pos(&v, 4, "192.0.2.2")].answered);
+}
+
+static void
+drifting_reflector_is_replaced(void **state)
+{
+	struct rig			*r = *state;
+	struct autorate_run_view	 v;
+	uint64_t			 t0 = fake_timer.now_ns;
+
+	pool_of_four(r);
+	run_until(r, t0 + 2 * S);
+	/* 192.0.2.1's path gets 300 ms longer for good; the others' not */
+	fake_probe.rtt_ns[0] = RTT0 + 300 * MS;
+	run_until(r, t0 + 5 * S);
+	assert_int_equal(view(r, CONFIG_UPLOAD).replacements, 0);
+	run_until(r, t0 + 30 * S);
+	v = view(r, CONFIG_UPLOAD);
+	assert_int_equal(v.replacements, 1);
+	assert_int_equal(pool_pos(&v, 4, "192.0.2.1"), 3);
+	assert_true(v.refl[pool_pos(&v, 4, "192.0.2.4")].active);
+}
+
+/* One packet through the upload engine: traffic. */
+static void
+one_packet(struct rig *r)
+{
+	static uint8_t	 buf[128];
+	struct cake_pkt	 pkt, *out;
+
+	memset(buf, 0, sizeof(buf));
+	memset(&pkt, 0, sizeof(pkt));
+	buf[0] = 0x45;
+	buf[3] = 100;
+	buf[8] = 64;
+	buf[9] = 17;
+	buf[12] = buf[16] = 10;
+	buf[15] = 1;
+	buf[19] = 2;
+	pkt.data = buf;
+	pkt.len = 100;
+	pkt.cap = sizeof(buf);
+	pkt.truesize = cake_truesize(100);
+	assert_int_equal(cake_enqueue(r->cake[CONFIG_UPLOAD], &pkt,
+	    fake_timer.now_ns), CAKE_ENQ_QUEUED);
+	out = cake_dequeue(r->cake[CONFIG_UPLOAD], fake_timer.now_ns);
+	assert_ptr_equal(out, &pkt);
+}
+
+static void
+idle_slows_probing_and_traffic_wakes_it(void **state)
+{
+	struct rig			*r = *state;
+	uint64_t			 t0 = fake_timer.now_ns, n, t;
+
+	r->cfg.autorate_idle_after_ns = 10 * S;
+	assert_int_equal(autorate_run_apply(r->ar, &r->cfg), 0);
+	run_until(r, t0 + 5 * S);
+	one_packet(r);
+	run_until(r, t0 + 9 * S);
+	assert_false(view(r, CONFIG_UPLOAD).idle);
+	/* last traffic at 5 s: idle from 15 s on */
+	run_until(r, t0 + 14 * S + 900 * MS);
+	assert_false(view(r, CONFIG_UPLOAD).idle);
+	run_until(r, t0 + 16 * S);
+	assert_true(view(r, CONFIG_UPLOAD).idle);
+	assert_int_equal(view(r, CONFIG_UPLOAD).probe_interval_ns,
+	    AUTORATE_DEF_IDLE_INTERVAL_NS);
+	n = fake_probe.sent[0];
+	run_until(r, t0 + 36 * S);
+	/* 20 s idle: one round a second (10 a second before) */
+	assert_true(fake_probe.sent[0] - n >= 19 &&
+	    fake_probe.sent[0] - n <= 21);
+	assert_true(view(r, CONFIG_UPLOAD).refl[0].fresh);
+	/* traffic: a round within one interval, then ten a second */
+	t = fake_timer.now_ns + 450 * MS;
+	run_until(r, t);
+	n = fake_probe.sent[0];
+	one_packet(r);
+	run_until(r, t + AUTORATE_DEF_INTERVAL_NS);
+	assert_int_equal(fake_probe.sent[0], n + 1);
+	assert_false(view(r, CONFIG_UPLOAD).idle);
+	run_until(r, t + 1 * S + AUTORATE_DEF_INTERVAL_NS);
+	assert_int_equal(fake_probe.sent[0], n + 11);
+}
+
 int
 main(void)
 {
@@ -315,6 +625,24 @@ main(void)
 		    rig_setup, rig_teardown),
 		cmocka_unit_test_setup_teardown(decision_log_names_the_signal,
 		    rig_setup, rig_teardown),
+		cmocka_unit_test_setup_teardown(
+		    owd_is_told_to_the_right_direction, rig_setup,
+		    rig_teardown),
+		cmocka_unit_test_setup_teardown(owd_survives_midnight,
+		    rig_setup, rig_teardown),
+		cmocka_unit_test_setup_teardown(
+		    timestamp_falls_back_to_echo_per_reflector, rig_setup,
+		    rig_teardown),
+		cmocka_unit_test_setup_teardown(ipv6_reflectors_mix_with_ipv4,
+		    rig_setup, rig_teardown),
+		cmocka_unit_test_setup_teardown(
+		    silent_reflector_is_replaced_within_5s, rig_setup,
+		    rig_teardown),
+		cmocka_unit_test_setup_teardown(drifting_reflector_is_replaced,
+		    rig_setup, rig_teardown),
+		cmocka_unit_test_setup_teardown(
+		    idle_slows_probing_and_traffic_wakes_it, rig_setup,
+		    rig_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

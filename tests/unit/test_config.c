@@ -381,7 +381,7 @@ static const struct {
 	{ "[general]\nautorate-reflectors = 1.2.3\n[upload]\nautorate = yes\n"
 	    "autorate-min = 1mbit\nautorate-base = 2mbit\n"
 	    "autorate-max = 3mbit\n",
-	    "2: [general] autorate-reflectors: expected IPv4 addresses, found "
+	    "2: [general] autorate-reflectors: expected IPv4 or IPv6 addresses, found "
 	    "'1.2.3'" },
 };
 

@@ -61,6 +61,8 @@ static const char *const metrics_prefix[] = {
 #define M_PCT		0x08	/* percent, printed as a ratio */
 #define M_ZERO_NONE	0x10	/* 0 means none (unlimited): no sample */
 #define M_NEG_NONE	0x20	/* below 0 means none: no sample */
+#define M_BOOL		0x40	/* true or false, printed as 1 or 0 */
+#define M_LABEL		0x80	/* a string: 1, with label KEY="value" */
 
 struct metrics_def {
 	enum metrics_scope	 scope;
@@ -242,6 +244,26 @@ static const struct metrics_def metrics_table[] = {
 	    "Drifts toward the base rate when idle (caked only)." },
 	{ M_AR, "stalls", "autorate_stalls_total", C,
 	    "Ticks without any reflector reply (caked only)." },
+	{ M_AR, "signal", "autorate_signal_info", M_LABEL,
+	    "Delay signal in use: owd, passive, echo or none (always 1)." },
+	{ M_AR, "echo_delay_us", "autorate_echo_delay_seconds",
+	    M_US | M_NEG_NONE,
+	    "Round trips over their baselines; none if stale (caked only)." },
+	{ M_AR, "owd_delay_us", "autorate_owd_delay_seconds",
+	    M_US | M_NEG_NONE,
+	    "This direction's one-way delay over its baseline (caked only)." },
+	{ M_AR, "passive_delay_us", "autorate_passive_delay_seconds",
+	    M_US | M_NEG_NONE,
+	    "Passive TCP RTT over its baseline (caked only)." },
+	{ M_AR, "passive_baseline_us", "autorate_passive_baseline_seconds",
+	    M_US | M_ZERO_NONE, "Passive TCP RTT baseline (caked only)." },
+	{ M_AR, "idle", "autorate_idle", M_BOOL,
+	    "Whether probing is at the idle rate (caked only)." },
+	{ M_AR, "probe_interval_us", "autorate_probe_interval_seconds", M_US,
+	    "Time between two probe rounds now (caked only)." },
+	{ M_AR, "reflector_replacements",
+	    "autorate_reflector_replacements_total", C,
+	    "Reflectors replaced from the pool (caked only)." },
 	{ M_AR, "probes_sent", "autorate_probes_sent_total", C,
 	    "Delay probes sent (caked only)." },
 	{ M_AR, "probe_replies", "autorate_probe_replies_total", C,
@@ -260,6 +282,22 @@ static const struct metrics_def metrics_table[] = {
 	    "Reflector's last round-trip time (caked only)." },
 	{ M_REFL, "replies", "reflector_replies_total", C,
 	    "Replies from the reflector (caked only)." },
+	{ M_REFL, "active", "reflector_active", M_BOOL,
+	    "Whether the reflector is probed now (caked only)." },
+	{ M_REFL, "kind", "reflector_kind_info", M_LABEL,
+	    "Probe sent to it: echo or timestamp (always 1)." },
+	{ M_REFL, "recent_us", "reflector_recent_seconds", M_US,
+	    "Reflector's recent round-trip time (caked only)." },
+	{ M_REFL, "owd_up_delta_us", "reflector_owd_up_delta_seconds",
+	    M_US | M_NEG_NONE,
+	    "One-way delay out over its baseline (caked only)." },
+	{ M_REFL, "owd_down_delta_us", "reflector_owd_down_delta_seconds",
+	    M_US | M_NEG_NONE,
+	    "One-way delay back over its baseline (caked only)." },
+	{ M_REFL, "sent", "reflector_probes_sent_total", C,
+	    "Probes sent to the reflector (caked only)." },
+	{ M_REFL, "lost", "reflector_lost_total", C,
+	    "Probes unanswered when the next one left (caked only)." },
 	{ M_CONTROL, "clients", "control_clients", 0,
 	    "Control clients connected now." },
 	{ M_CONTROL, "clients_max", "control_clients_max", 0,
@@ -404,6 +442,8 @@ struct metrics_labels {
 	const char	*tin;
 	const char	*reason;
 	const char	*reflector;
+	const char	*key;		/* M_LABEL: key="value" */
+	const char	*value;
 };
 
 static void
@@ -433,6 +473,12 @@ metrics_labels(FILE *fp, const struct metrics_labels *lb)
 		fputc('"', fp);
 		sep = ",";
 	}
+	if (lb->key != NULL) {
+		fprintf(fp, "%s%s=\"", sep, lb->key);
+		metrics_escape(fp, lb->value);
+		fputc('"', fp);
+		sep = ",";
+	}
 	if (sep[0] == ',')
 		fputc('}', fp);
 }
@@ -443,6 +489,27 @@ metrics_scaled(FILE *fp, bool neg, uint64_t v, uint64_t div, int k)
 {
 	fprintf(fp, " %s%" PRIu64 ".%0*" PRIu64 "\n", neg ? "-" : "",
 	    v / div, k, v % div);
+}
+
+/* A boolean (1 or 0) or a string (1, labelled) sample of m. */
+static void
+metrics_other(FILE *fp, const struct metrics_def *m,
+    const struct json_value *v, const struct metrics_labels *lb)
+{
+	struct metrics_labels	l = *lb;
+
+	if ((m->flags & M_BOOL) && v->type == JSON_BOOL) {
+		fprintf(fp, "caked_%s", m->name);
+		metrics_labels(fp, lb);
+		fprintf(fp, " %d\n", v->b ? 1 : 0);
+	} else if ((m->flags & M_LABEL) && v->type == JSON_STRING &&
+	    v->str != NULL) {
+		l.key = m->key;
+		l.value = v->str;
+		fprintf(fp, "caked_%s", m->name);
+		metrics_labels(fp, &l);
+		fprintf(fp, " 1\n");
+	}
 }
 
 /* One sample of m from obj, if obj has the member as an integer. */
@@ -456,6 +523,10 @@ metrics_sample(FILE *fp, const struct metrics_def *m,
 	uint64_t		 u;
 	bool			 neg;
 
+	if (v != NULL && (m->flags & (M_BOOL | M_LABEL))) {
+		metrics_other(fp, m, v, lb);
+		return;
+	}
 	if (v == NULL || v->type != JSON_NUMBER || v->str == NULL)
 		return;
 	s = v->str;
@@ -483,7 +554,7 @@ metrics_dir(FILE *fp, const struct metrics_def *m,
     const struct json_value *d)
 {
 	const struct json_value	*a, *e;
-	struct metrics_labels	 lb = { d->key, NULL, NULL, NULL };
+	struct metrics_labels	 lb = { d->key, NULL, NULL, NULL, NULL, NULL };
 
 	switch (m->scope) {
 	case M_DIR:

@@ -210,6 +210,55 @@ render_us(const struct json_value *obj, const char *key, char *buf,
 		(void)snprintf(buf, len, "-");
 }
 
+/*
+ * The delay signals of a direction: the one in use, each one's delay,
+ * idle probing. Older daemons send none of it: then nothing is printed.
+ */
+static void
+render_signals(FILE *fp, const struct json_value *a, int *bad)
+{
+	const char	*sig = json_get_str(a, "signal");
+	char		 c[4][RENDER_CELL];
+
+	if (sig == NULL)
+		return;
+	render_us(a, "owd_delay_us", c[0], sizeof(c[0]));
+	render_us(a, "passive_delay_us", c[1], sizeof(c[1]));
+	render_us(a, "echo_delay_us", c[2], sizeof(c[2]));
+	render_us(a, "probe_interval_us", c[3], sizeof(c[3]));
+	fprintf(fp, "  signal %s: owd %s passive %s echo %s; probes every %s"
+	    "%s; reflectors replaced %" PRIu64 "\n", sig, c[0], c[1], c[2],
+	    c[3], json_get_bool(a, "idle", false) ? " (idle)" : "",
+	    render_u64(a, "reflector_replacements", bad));
+}
+
+/* One reflector of the pool. */
+static void
+render_reflector(FILE *fp, const struct json_value *r, int *bad)
+{
+	const char	*addr = json_get_str(r, "address");
+	const char	*kind = json_get_str(r, "kind");
+	char		 c[5][RENDER_CELL];
+
+	render_us(r, "baseline_us", c[0], sizeof(c[0]));
+	render_us(r, "delta_us", c[1], sizeof(c[1]));
+	render_us(r, "rtt_us", c[2], sizeof(c[2]));
+	fprintf(fp, "  reflector %s: baseline %s delay %s rtt %s replies %"
+	    PRIu64 "%s", addr != NULL ? addr : "?", c[0], c[1], c[2],
+	    render_u64(r, "replies", bad), json_get_bool(r, "fresh", false) ?
+	    "" : " (stale)");
+	if (kind != NULL) {
+		render_us(r, "owd_up_delta_us", c[3], sizeof(c[3]));
+		render_us(r, "owd_down_delta_us", c[4], sizeof(c[4]));
+		fprintf(fp, " lost %" PRIu64 " %s%s", render_u64(r, "lost",
+		    bad), kind, json_get_bool(r, "active", false) ? "" :
+		    " (spare)");
+		if (strcmp(kind, "timestamp") == 0)
+			fprintf(fp, " owd up %s down %s", c[3], c[4]);
+	}
+	fputc('\n', fp);
+}
+
 /* A direction's "autorate" object (caked.conf(5) autorate). */
 static int
 render_autorate(FILE *fp, const struct json_value *a)
@@ -235,18 +284,11 @@ render_autorate(FILE *fp, const struct json_value *a)
 	    "\n", c[0], c[1], c[2], act != NULL ? act : "?",
 	    render_u64(a, "rises", &bad), render_u64(a, "cuts", &bad),
 	    render_u64(a, "drifts", &bad), render_u64(a, "stalls", &bad));
+	render_signals(fp, a, &bad);
 	if ((refl = json_get(a, "reflectors")) == NULL)
 		return bad ? -1 : 0;
-	for (r = refl->child; r != NULL; r = r->next) {
-		render_us(r, "baseline_us", c[0], sizeof(c[0]));
-		render_us(r, "delta_us", c[1], sizeof(c[1]));
-		render_us(r, "rtt_us", c[2], sizeof(c[2]));
-		fprintf(fp, "  reflector %s: baseline %s delay %s rtt %s "
-		    "replies %" PRIu64 "%s\n", json_get_str(r, "address") !=
-		    NULL ? json_get_str(r, "address") : "?", c[0], c[1], c[2],
-		    render_u64(r, "replies", &bad), json_get_bool(r, "fresh",
-		    false) ? "" : " (stale)");
-	}
+	for (r = refl->child; r != NULL; r = r->next)
+		render_reflector(fp, r, &bad);
 	return bad ? -1 : 0;
 }
 

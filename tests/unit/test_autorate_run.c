@@ -428,6 +428,15 @@ timestamp_falls_back_to_echo_per_reflector(void **state)
 	run_until(r, t0 + 3 * S);
 	assert_int_equal(fake_probe.sent_ts[1], 0);
 	assert_true(fake_probe.sent[1] > 0);
+	/* timestamp as the mode: no fallback, the silent one stays silent */
+	r->cfg.autorate_probe = AUTORATE_PROBE_TIMESTAMP;
+	reapply_both(r);
+	run_until(r, t0 + 5 * S);
+	v = view(r, CONFIG_UPLOAD);
+	assert_int_equal(v.refl[0].kind, PROBE_TIMESTAMP);
+	assert_false(v.refl[0].fresh);
+	assert_int_equal(v.refl[2].kind, PROBE_TIMESTAMP);
+	assert_true(v.refl[2].fresh);	/* its round trips still count */
 }
 
 static void

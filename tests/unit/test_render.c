@@ -111,6 +111,25 @@ test_metrics_match_the_golden_exposition(void **state)
 	}
 }
 
+/* The autorate lines of a real reply: the signal and each reflector. */
+static void
+test_autorate_signals_and_reflectors(void **state)
+{
+	char	*text;
+	size_t	 len;
+	int	 rc;
+
+	(void)state;
+	text = render_golden("stats-daemon", render_stats, &rc, &len);
+	assert_int_equal(rc, 0);
+	assert_non_null(strstr(text, "\n  signal owd: owd 0us passive - "
+	    "echo 69us; probes every 100ms; reflectors replaced 0\n"));
+	assert_non_null(strstr(text, "\n  reflector 10.204.0.2: baseline "
+	    "85us delay 50us rtt 126us replies 68 lost 0 timestamp owd up "
+	    "0us down 0us\n"));
+	free(text);
+}
+
 /*
  * tc's requeues (dev_requeue_skb(): the device refused a dequeued
  * packet) is caked's io.tx_blocked, a write refused with EAGAIN and the
@@ -337,6 +356,7 @@ main(void)
 		cmocka_unit_test(test_stats_text_matches_the_golden_tc_layout),
 		cmocka_unit_test(test_tin_table_has_tc_column_widths),
 		cmocka_unit_test(test_metrics_match_the_golden_exposition),
+		cmocka_unit_test(test_autorate_signals_and_reflectors),
 		cmocka_unit_test(test_requeues_is_the_blocked_writes_or_absent),
 		cmocka_unit_test(test_incomplete_replies_are_reported),
 		cmocka_unit_test(

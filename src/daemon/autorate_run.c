@@ -520,11 +520,16 @@ run_pool_apply(struct autorate_run *r, const struct caked_config *cfg,
 	unsigned int	i;
 
 	r->npool = cfg->reflectors_n;
-	r->nactive = cfg->reflectors_active < r->npool ?
-	    cfg->reflectors_active : r->npool;
+	/* 0: a configuration not from config_load(): the defaults */
+	r->nactive = cfg->reflectors_active != 0 ? cfg->reflectors_active :
+	    AUTORATE_DEF_ACTIVE;
+	if (r->nactive > r->npool)
+		r->nactive = r->npool;
 	r->mode = cfg->autorate_probe;
-	r->idle_after_ns = cfg->autorate_idle_after_ns;
-	r->idle_interval_ns = cfg->autorate_idle_interval_ns;
+	r->idle_after_ns = cfg->autorate_idle_after_ns != 0 ?
+	    cfg->autorate_idle_after_ns : AUTORATE_DEF_IDLE_AFTER_NS;
+	r->idle_interval_ns = cfg->autorate_idle_interval_ns != 0 ?
+	    cfg->autorate_idle_interval_ns : AUTORATE_DEF_IDLE_INTERVAL_NS;
 	memcpy(r->reflectors, cfg->reflectors, sizeof(r->reflectors));
 	memset(r->refl, 0, sizeof(r->refl));
 	autorate_delay_init(&r->delay, r->npool, now_ns);

@@ -338,6 +338,9 @@ owd_is_told_to_the_right_direction(void **state)
 	struct autorate_run_view	 up, down;
 	uint64_t			 t0 = fake_timer.now_ns;
 	unsigned int			 i;
+	FILE				*fp;
+	char				*log;
+	int				 saved;
 
 	r->cfg.autorate_probe = AUTORATE_PROBE_AUTO;
 	for (i = 0; i < 2; i++) {
@@ -362,6 +365,14 @@ owd_is_told_to_the_right_direction(void **state)
 	assert_true(up.dir.in.echo_ns > 40 * (int64_t)MS);
 	assert_true(up.delay.owd[AUTORATE_OWD_DOWN][0].delta_ns >
 	    40 * (int64_t)MS);
+	/* an upload change (a drift up from below base) names owd */
+	autorate_run_rate_set(r->ar, CONFIG_UPLOAD, 4000000);
+	saved = log_capture(&fp);
+	run_until(r, t0 + 4500 * MS);
+	log = log_release(fp, saved);
+	assert_non_null(strstr(log, "upload: autorate drift 32Mbit -> "));
+	assert_non_null(strstr(log, "(signal owd, delay 0.0ms"));
+	free(log);
 }
 
 static void

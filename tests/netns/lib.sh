@@ -110,6 +110,13 @@ netns_require_caked()
 	[ -x "$CAKED" ] || skip "${1:+$1; }caked not built at $CAKED"
 }
 
+# netns_require_cakectl: SKIP unless cakectl is built; sets CAKECTL.
+netns_require_cakectl()
+{
+	CAKECTL=${CAKECTL:-$top_builddir/cakectl}
+	[ -x "$CAKECTL" ] || skip "cakectl not built at $CAKECTL"
+}
+
 # Only one netns test at a time: `make -j check` would otherwise run the
 # load tests concurrently and spoil each other's figures. The lock is fd 9;
 # background children are started with 9>&- so none can keep it.

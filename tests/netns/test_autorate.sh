@@ -21,8 +21,7 @@
 
 netns_init ping iperf3 jq ss tc
 netns_require_caked
-CAKECTL=${CAKECTL:-$top_builddir/cakectl}
-[ -x "$CAKECTL" ] || skip "cakectl not built at $CAKECTL"
+netns_require_cakectl
 
 PHASE_S=20
 SETTLE_S=5

@@ -14,8 +14,7 @@
 netns_init ping jq setpriv
 [ -x /usr/bin/python3 ] || skip "/usr/bin/python3 missing"
 netns_require_caked
-CAKECTL=${CAKECTL:-$top_builddir/cakectl}
-[ -x "$CAKECTL" ] || skip "cakectl not built at $CAKECTL"
+netns_require_cakectl
 netns_topo_tap
 NETNS_CONF_GENERAL="control-group = nogroup"
 netns_start_caked 20mbit 20mbit

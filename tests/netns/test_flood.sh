@@ -25,8 +25,7 @@
 
 netns_init ping iperf3 jq
 netns_require_caked
-CAKECTL=${CAKECTL:-$top_builddir/cakectl}
-[ -x "$CAKECTL" ] || skip "cakectl not built at $CAKECTL"
+netns_require_cakectl
 SECS=${FLOOD_SECS:-30}
 MEMLIMIT_BYTES=$((2 * 1024 * 1024))
 FLOOD_MARGIN_MIB=32

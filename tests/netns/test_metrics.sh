@@ -27,8 +27,7 @@ netns_init ping iperf3 jq ss nft python3
 netns_require_caked
 command -v promtool >/dev/null 2>&1 ||
     skip "promtool (Debian package prometheus) is not installed"
-CAKECTL=${CAKECTL:-$top_builddir/cakectl}
-[ -x "$CAKECTL" ] || skip "cakectl not built at $CAKECTL"
+netns_require_cakectl
 SCRAPE="python3 $top_srcdir/tests/netns/scrape.py"
 GOLDEN=$top_srcdir/tests/unit/golden/ctl/stats-daemon.json
 SOCK=$NETNS_TMP/caked.sock

@@ -13,8 +13,7 @@
 
 netns_init ping jq
 netns_require_caked
-CAKECTL=${CAKECTL:-$top_builddir/cakectl}
-[ -x "$CAKECTL" ] || skip "cakectl not built at $CAKECTL"
+netns_require_cakectl
 netns_topo_tap
 SOCK=$NETNS_TMP/caked.sock
 io() { "$CAKECTL" -s "$SOCK" -j stats "$1" | jq -r ".directions.$1.io.$2 // \"nan\""; }

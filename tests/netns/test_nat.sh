@@ -21,8 +21,7 @@
 
 netns_init ping jq iperf3 nft setpriv
 netns_require_caked
-CAKECTL=${CAKECTL:-$top_builddir/cakectl}
-[ -x "$CAKECTL" ] || skip "cakectl not built at $CAKECTL"
+netns_require_cakectl
 SECS=${NAT_TEST_SECS:-12}
 RATE_MBIT=20
 SOCK=$NETNS_TMP/caked.sock

@@ -21,8 +21,7 @@
 
 netns_init ping python3 setpriv
 netns_require_caked
-CAKECTL=${CAKECTL:-$top_builddir/cakectl}
-[ -x "$CAKECTL" ] || skip "cakectl not built at $CAKECTL"
+netns_require_cakectl
 id nobody >/dev/null 2>&1 && id daemon >/dev/null 2>&1 &&
     getent group nogroup >/dev/null ||
     skip "users nobody/daemon or group nogroup missing"

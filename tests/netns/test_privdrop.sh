@@ -15,8 +15,7 @@
 
 netns_init ping iperf3 jq useradd userdel setpriv
 netns_require_caked
-CAKECTL=${CAKECTL:-$top_builddir/cakectl}
-[ -x "$CAKECTL" ] || skip "cakectl not built at $CAKECTL"
+netns_require_cakectl
 # The take-over check below runs TUNSETIFF from python3 as nobody.
 [ -x /usr/bin/python3 ] || skip "/usr/bin/python3 missing (TAP take-over check)"
 

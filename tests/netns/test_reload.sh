@@ -14,8 +14,7 @@
 
 netns_init ping iperf3 jq
 netns_require_caked
-CAKECTL=${CAKECTL:-$top_builddir/cakectl}
-[ -x "$CAKECTL" ] || skip "cakectl not built at $CAKECTL"
+netns_require_cakectl
 netns_topo_tap
 netns_iperf_server
 netns_start_caked 10mbit 10mbit

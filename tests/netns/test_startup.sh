@@ -14,8 +14,7 @@
 
 netns_init
 netns_require_caked
-CAKECTL=${CAKECTL:-$top_builddir/cakectl}
-[ -x "$CAKECTL" ] || skip "cakectl not built at $CAKECTL"
+netns_require_cakectl
 NS_R="${NETNS_PFX}r"
 netns_add "$NS_R"
 

@@ -12,8 +12,7 @@
 
 netns_init ping iperf3 jq ss tmux
 netns_require_caked
-CAKECTL=${CAKECTL:-$top_builddir/cakectl}
-[ -x "$CAKECTL" ] || skip "cakectl not built at $CAKECTL"
+netns_require_cakectl
 SECS=${TOP_SECS:-15}
 TMUX_SOCK=$NETNS_TMP/tmux.sock
 tm() { tmux -S "$TMUX_SOCK" "$@"; }

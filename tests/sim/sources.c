@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "caked/cake.h"
+#include "engine/csum.h"
 #include "sim.h"
 
 #define TCP_MAX_CWND_PKTS	20000.0
@@ -27,33 +28,6 @@
 #define BACKLOG_RETRY_NS	SIM_MS
 #define ECN_MASK		0x03
 #define ECN_CE			0x03
-
-static void
-put16(uint8_t *p, uint16_t v)
-{
-	p[0] = (uint8_t)(v >> 8);
-	p[1] = (uint8_t)v;
-}
-
-static void
-put32(uint8_t *p, uint32_t v)
-{
-	put16(p, (uint16_t)(v >> 16));
-	put16(p + 2, (uint16_t)v);
-}
-
-static uint16_t
-ip_csum(const uint8_t *p, unsigned int len)
-{
-	uint32_t	sum = 0;
-	unsigned int	i;
-
-	for (i = 0; i + 1 < len; i += 2)
-		sum += (uint32_t)(p[i] << 8 | p[i + 1]);
-	while (sum >> 16)
-		sum = (sum & 0xffff) + (sum >> 16);
-	return (uint16_t)~sum;
-}
 
 /* Writes the IPv4 + L4 headers of the next packet of src into p. */
 static void
@@ -70,28 +44,28 @@ build(struct sim_src *src, struct sim_pkt *p)
 	memset(ip, 0, 20 + l4);
 	ip[0] = 0x45;
 	ip[1] = src->tos;
-	put16(ip + 2, (uint16_t)len);
-	put16(ip + 4, (uint16_t)src->seq);
+	csum_put16(ip + 2, (uint16_t)len);
+	csum_put16(ip + 4, (uint16_t)src->seq);
 	ip[8] = 64;
 	ip[9] = src->proto;
-	put32(ip + 12, src->saddr);
-	put32(ip + 16, src->daddr);
-	put16(ip + 10, ip_csum(ip, 20));
-	put16(ip + 20, src->sport);
-	put16(ip + 22, src->dport);
+	csum_put32(ip + 12, src->saddr);
+	csum_put32(ip + 16, src->daddr);
+	csum_put16(ip + 10, csum_fold(csum_add(0, ip, 20)));
+	csum_put16(ip + 20, src->sport);
+	csum_put16(ip + 22, src->dport);
 	if (src->proto == 6) {
 		if (src->kind == SIM_SRC_ACKS) {
-			put32(ip + 24, 1);
-			put32(ip + 28, src->seq * 2 * TCP_MSS_BYTES);
+			csum_put32(ip + 24, 1);
+			csum_put32(ip + 28, src->seq * 2 * TCP_MSS_BYTES);
 		} else {
-			put32(ip + 24, src->seq * TCP_MSS_BYTES);
-			put32(ip + 28, 1);
+			csum_put32(ip + 24, src->seq * TCP_MSS_BYTES);
+			csum_put32(ip + 28, 1);
 		}
 		ip[32] = 5 << 4;
 		ip[33] = 0x10;			/* ACK */
-		put16(ip + 34, 65535);
+		csum_put16(ip + 34, 65535);
 	} else
-		put16(ip + 24, (uint16_t)(len - 20));
+		csum_put16(ip + 24, (uint16_t)(len - 20));
 	p->pkt.len = len;
 }
 

@@ -15,6 +15,7 @@
 
 #include "caked/cake.h"
 #include "engine/ackfilter.h"
+#include "engine/csum.h"
 
 #include "ackframes.h"
 
@@ -38,20 +39,6 @@ const struct conn conn_6in4 = {
 	.dst6 = { 0x20, 0x01, 0x0d, 0xb8, [15] = 2 },
 	.sport = 40000, .dport = 443,
 };
-
-static void
-put16(uint8_t *p, uint16_t v)
-{
-	p[0] = (uint8_t)(v >> 8);
-	p[1] = (uint8_t)v;
-}
-
-static void
-put32(uint8_t *p, uint32_t v)
-{
-	put16(p, (uint16_t)(v >> 16));
-	put16(p + 2, (uint16_t)v);
-}
 
 /* ---- segments and options ----------------------------------------------- */
 
@@ -82,8 +69,8 @@ opt_ts(struct seg *s, uint32_t tsval, uint32_t tsecr)
 {
 	uint8_t	o[12] = { 1, 1, 8, 10 };
 
-	put32(o + 4, tsval);
-	put32(o + 8, tsecr);
+	csum_put32(o + 4, tsval);
+	csum_put32(o + 8, tsecr);
 	opt_add(s, o, sizeof(o));
 }
 
@@ -97,7 +84,7 @@ opt_sack(struct seg *s, unsigned int n, const uint32_t *edges)
 	assert_true(n <= 4);
 	o[3] = (uint8_t)(2 + 8 * n);
 	for (i = 0; i < 2 * n; i++)
-		put32(o + 4 + 4 * i, edges[i]);
+		csum_put32(o + 4 + 4 * i, edges[i]);
 	opt_add(s, o, 4 + 8 * n);
 }
 
@@ -116,7 +103,7 @@ put_ipv4(uint8_t *p, const uint8_t *src, const uint8_t *dst, uint8_t proto,
     size_t total_bytes)
 {
 	p[0] = 0x45;
-	put16(p + 2, (uint16_t)total_bytes);
+	csum_put16(p + 2, (uint16_t)total_bytes);
 	p[8] = 64;
 	p[9] = proto;
 	memcpy(p + 12, src, 4);
@@ -128,7 +115,7 @@ put_ipv6(uint8_t *p, const uint8_t *src, const uint8_t *dst,
     size_t payload_bytes)
 {
 	p[0] = 0x60;
-	put16(p + 4, (uint16_t)payload_bytes);
+	csum_put16(p + 4, (uint16_t)payload_bytes);
 	p[6] = 6;
 	p[7] = 64;
 	memcpy(p + 8, src, 16);
@@ -139,13 +126,13 @@ static void
 put_tcp(uint8_t *p, const struct conn *c, const struct seg *s,
     size_t hdr_bytes)
 {
-	put16(p, c->sport);
-	put16(p + 2, c->dport);
-	put32(p + 4, s->seq);
-	put32(p + 8, s->ack);
+	csum_put16(p, c->sport);
+	csum_put16(p + 2, c->dport);
+	csum_put32(p + 4, s->seq);
+	csum_put32(p + 8, s->ack);
 	p[12] = (uint8_t)((hdr_bytes / 4) << 4 | ((s->flags >> 8) & 0x0f));
 	p[13] = (uint8_t)s->flags;
-	put16(p + 14, 65535);
+	csum_put16(p + 14, 65535);
 	memcpy(p + 20, s->opt, s->opt_bytes);	/* padding stays EOL (0) */
 	memset(p + hdr_bytes, 'x', s->payload_bytes);
 }
@@ -212,7 +199,7 @@ build(struct tpkt *t, const struct conn *c, const struct seg *s)
 	l4_bytes = hdr_bytes + s->payload_bytes;
 	if (c->net == NET_ETH_V4) {
 		memset(t->buf, 0x02, 12);
-		put16(t->buf + 12, 0x0800);
+		csum_put16(t->buf + 12, 0x0800);
 		off = 14;
 	}
 	off = put_ip(t, c, off, l4_bytes);

@@ -9,6 +9,7 @@
 
 #include "harness.h"
 #include "caked/keywords.h"
+#include "engine/csum.h"
 
 static struct cake_pkt *
 seg_alloc(void *arg, uint32_t cap)
@@ -85,20 +86,7 @@ h_destroy(struct cake *c)
 	return rv;
 }
 
-static void
-put16(uint8_t *p, uint16_t v)
-{
-	p[0] = (uint8_t)(v >> 8);
-	p[1] = (uint8_t)v;
-}
-
-static void
-put32(uint8_t *p, uint32_t v)
-{
-	put16(p, (uint16_t)(v >> 16));
-	put16(p + 2, (uint16_t)v);
-}
-
+/* Not csum.c's sum: h_ipv4_csum_ok() checks the engine's rewrites. */
 static uint16_t
 ip_csum(const uint8_t *p, unsigned int len)
 {
@@ -124,12 +112,12 @@ ipv4_header(uint8_t *ip, uint32_t len, uint8_t tos, uint8_t proto,
 {
 	ip[0] = 0x45;
 	ip[1] = tos;
-	put16(ip + 2, (uint16_t)len);
+	csum_put16(ip + 2, (uint16_t)len);
 	ip[8] = 64;
 	ip[9] = proto;
-	put32(ip + 12, src);
-	put32(ip + 16, dst);
-	put16(ip + 10, ip_csum(ip, 20));
+	csum_put32(ip + 12, src);
+	csum_put32(ip + 16, dst);
+	csum_put16(ip + 10, ip_csum(ip, 20));
 }
 
 struct cake_pkt *
@@ -144,14 +132,14 @@ h_ipv4(const struct h_flow *f, bool eth)
 	if (eth) {
 		pkt->data[5] = 2;
 		pkt->data[11] = 1;
-		put16(pkt->data + 12, 0x0800);
+		csum_put16(pkt->data + 12, 0x0800);
 	}
 	ip = pkt->data + off;
 	ipv4_header(ip, f->len, f->tos, f->proto, f->src, f->dst);
-	put16(ip + 20, f->sport);
-	put16(ip + 22, f->dport);
+	csum_put16(ip + 20, f->sport);
+	csum_put16(ip + 22, f->dport);
 	if (f->proto == 17)
-		put16(ip + 24, (uint16_t)(f->len - 20));
+		csum_put16(ip + 24, (uint16_t)(f->len - 20));
 	else if (f->proto == 6) {
 		ip[32] = 5 << 4;
 		ip[33] = 0x10;		/* ACK */
@@ -171,12 +159,12 @@ h_tcp_ack(uint32_t src, uint32_t dst, uint16_t sport, uint16_t dport,
 		return NULL;
 	ip = pkt->data;
 	ipv4_header(ip, 40, 0, 6, src, dst);
-	put16(ip + 20, sport);
-	put16(ip + 22, dport);
-	put32(ip + 28, ack);
+	csum_put16(ip + 20, sport);
+	csum_put16(ip + 22, dport);
+	csum_put32(ip + 28, ack);
 	ip[32] = 5 << 4;
 	ip[33] = flags;
-	put16(ip + 34, 65535);
+	csum_put16(ip + 34, 65535);
 	return pkt;
 }
 

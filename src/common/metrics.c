@@ -8,9 +8,11 @@
  * One table maps each numeric member of the reply to a metric: base units
  * (seconds, bytes), "_total" on counters, HELP naming the tc-cake field
  * where tc has one, labels direction, tin (snake case: "best_effort"),
- * reason and reflector. Nothing per flow or per host is exported: their
- * number is unbounded. A second table lists the members deliberately not
- * exported, each with its reason; a unit test (test_metrics) walks every
+ * reason, reflector and host. Nothing per flow is exported: their number
+ * is unbounded. Per host only the busiest few the daemon lists (the
+ * "hosts" member of a direction, at most HOSTACCT_EXPORTED of them) are:
+ * a LAN of thousands of hosts adds no more series. A second table lists
+ * the members deliberately not exported, each with its reason; a unit test (test_metrics) walks every
  * numeric leaf of a full reply and fails on one that is in neither.
  *
  * Pure formatting: no I/O but the FILE it is given, no clock.
@@ -35,6 +37,8 @@ enum metrics_scope {
 	M_POOL,		/* directions.DIR.pool */
 	M_AR,		/* directions.DIR.autorate */
 	M_REFL,		/* directions.DIR.autorate.reflectors[] */
+	M_HOSTS,	/* directions.DIR.hosts */
+	M_HOST,		/* directions.DIR.hosts.busiest[], label host */
 	M_CONTROL,	/* control */
 	M_NAT,		/* nat */
 	M_DAEMON,	/* daemon */
@@ -50,6 +54,8 @@ static const char *const metrics_prefix[] = {
 	[M_POOL] = "directions.*.pool.",
 	[M_AR] = "directions.*.autorate.",
 	[M_REFL] = "directions.*.autorate.reflectors[].",
+	[M_HOSTS] = "directions.*.hosts.",
+	[M_HOST] = "directions.*.hosts.busiest[].",
 	[M_CONTROL] = "control.",
 	[M_NAT] = "nat.",
 	[M_DAEMON] = "daemon.",
@@ -298,6 +304,21 @@ static const struct metrics_def metrics_table[] = {
 	    "Probes sent to the reflector (caked only)." },
 	{ M_REFL, "lost", "reflector_lost_total", C,
 	    "Probes unanswered when the next one left (caked only)." },
+	{ M_HOSTS, "tracked", "hosts_tracked", 0,
+	    "Hosts with per-host counters now (caked only)." },
+	{ M_HOSTS, "tracked_max", "hosts_tracked_max", 0,
+	    "Hosts the per-host table holds at most (caked only)." },
+	{ M_HOSTS, "evictions", "hosts_evicted_total", C,
+	    "Per-host entries given to a new host; the old host's counters "
+	    "restart if it returns (caked only)." },
+	{ M_HOST, "sent_bytes", "host_sent_bytes_total", C,
+	    "Bytes sent for the host (source in upload, destination in "
+	    "download, pre-NAT), busiest hosts only (caked only)." },
+	{ M_HOST, "sent_packets", "host_sent_packets_total", C,
+	    "Packets sent for the host, busiest hosts only (caked only)." },
+	{ M_HOST, "drops", "host_dropped_packets_total", C,
+	    "Packets of the host dropped by the engine, busiest hosts only "
+	    "(caked only)." },
 	{ M_CONTROL, "clients", "control_clients", 0,
 	    "Control clients connected now." },
 	{ M_CONTROL, "clients_max", "control_clients_max", 0,
@@ -442,6 +463,7 @@ struct metrics_labels {
 	const char	*tin;
 	const char	*reason;
 	const char	*reflector;
+	const char	*host;
 	const char	*key;		/* M_LABEL: key="value" */
 	const char	*value;
 };
@@ -470,6 +492,12 @@ metrics_labels(FILE *fp, const struct metrics_labels *lb)
 	if (lb->reflector != NULL) {
 		fprintf(fp, "%sreflector=\"", sep);
 		metrics_escape(fp, lb->reflector);
+		fputc('"', fp);
+		sep = ",";
+	}
+	if (lb->host != NULL) {
+		fprintf(fp, "%shost=\"", sep);
+		metrics_escape(fp, lb->host);
 		fputc('"', fp);
 		sep = ",";
 	}
@@ -548,13 +576,27 @@ metrics_sample(FILE *fp, const struct metrics_def *m,
 		fprintf(fp, " %s%" PRIu64 "\n", neg ? "-" : "", u);
 }
 
+/* The samples of m for each host of a "busiest" array a (may be NULL). */
+static void
+metrics_hosts(FILE *fp, const struct metrics_def *m,
+    const struct json_value *a, struct metrics_labels *lb)
+{
+	const struct json_value	*e;
+
+	for (e = a != NULL ? a->child : NULL; e != NULL; e = e->next) {
+		if ((lb->host = json_get_str(e, CTL_KEY_ADDRESS)) != NULL)
+			metrics_sample(fp, m, e, lb);
+	}
+}
+
 /* The samples of m in direction d. */
 static void
 metrics_dir(FILE *fp, const struct metrics_def *m,
     const struct json_value *d)
 {
 	const struct json_value	*a, *e;
-	struct metrics_labels	 lb = { d->key, NULL, NULL, NULL, NULL, NULL };
+	struct metrics_labels	 lb = { d->key, NULL, NULL, NULL, NULL, NULL,
+	    NULL };
 
 	switch (m->scope) {
 	case M_DIR:
@@ -590,6 +632,13 @@ metrics_dir(FILE *fp, const struct metrics_def *m,
 			    "?";
 			metrics_sample(fp, m, e, &lb);
 		}
+		break;
+	case M_HOSTS:
+		metrics_sample(fp, m, json_get(d, "hosts"), &lb);
+		break;
+	case M_HOST:
+		metrics_hosts(fp, m, json_get(json_get(d, "hosts"), "busiest"),
+		    &lb);
 		break;
 	default:
 		break;
@@ -665,6 +714,8 @@ metrics_present(const struct metrics_def *m, const struct json_value *reply)
 		obj = "io";
 	else if (m->scope == M_POOL)
 		obj = "pool";
+	else if (m->scope == M_HOSTS || m->scope == M_HOST)
+		obj = "hosts";
 	if (obj == NULL)
 		return true;
 	d = json_get(reply, CTL_KEY_DIRECTIONS)->child;

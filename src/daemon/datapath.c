@@ -71,6 +71,33 @@ datapath_set_conntrack(struct datapath *dp, struct conntrack *ct,
 	dp->nat_inbound = inbound;
 }
 
+/* The keys the engine hashed the packet by: pre-NAT when conntrack knew. */
+static const struct cake_tuple *
+datapath_keys(const struct cake_pkt *pkt)
+{
+	return pkt->hash_valid ? &pkt->hash_tuple : &pkt->meta.tuple;
+}
+
+/* The host of pkt, as `cakectl hosts` sums flows: source or destination. */
+static const uint8_t *
+datapath_host(const struct datapath *dp, const struct cake_pkt *pkt)
+{
+	return dp->hosts_by_dst ? datapath_keys(pkt)->dst :
+	    datapath_keys(pkt)->src;
+}
+
+/* cake_dequeue(), with the packet counted for its host. */
+static struct cake_pkt *
+datapath_dequeue(struct datapath *dp, uint64_t now_ns)
+{
+	struct cake_pkt	*pkt;
+
+	if ((pkt = cake_dequeue(dp->cake, now_ns)) != NULL)
+		hostacct_sent(&dp->hosts, datapath_host(dp, pkt),
+		    datapath_keys(pkt)->family, pkt->len, now_ns);
+	return pkt;
+}
+
 void
 datapath_reap(struct datapath *dp)
 {
@@ -78,6 +105,8 @@ datapath_reap(struct datapath *dp)
 
 	for (pkt = cake_take_dropped(dp->cake); pkt != NULL; pkt = next) {
 		next = pkt->next;
+		hostacct_dropped(&dp->hosts, datapath_host(dp, pkt),
+		    datapath_keys(pkt)->family);
 		dp->st.drops[pkt->drop_reason < DATAPATH_DROP_REASONS ?
 		    pkt->drop_reason : CAKE_DROP_NONE]++;
 		pool_put(dp->pool, pkt);
@@ -315,7 +344,7 @@ datapath_collect(struct datapath *dp, struct cake_pkt *pkt,
 	run[0] = pkt;
 	if (!dp->out_vnet || !gro_candidate(pkt))
 		return 1;
-	while ((p = cake_dequeue(dp->cake, now_ns)) != NULL) {
+	while ((p = datapath_dequeue(dp, now_ns)) != NULL) {
 		datapath_reap(dp);
 		if (!gro_follows(run, n, p, VNET_FRAME_MAX_BYTES)) {
 			*next = p;
@@ -387,7 +416,7 @@ datapath_send(struct datapath *dp, uint64_t now_ns)
 	if ((rv = datapath_send_held(dp, now_ns)) != DATAPATH_OK)
 		return rv;
 	while (next != NULL || (dp->last_tx < DATAPATH_TX_BATCH &&
-	    (next = cake_dequeue(dp->cake, now_ns)) != NULL)) {
+	    (next = datapath_dequeue(dp, now_ns)) != NULL)) {
 		datapath_reap(dp);
 		n = datapath_collect(dp, next, run, &next, now_ns);
 		w = datapath_write_run(dp, run, n, now_ns);
@@ -478,7 +507,8 @@ datapath_log_stats(const struct datapath *dp)
 }
 
 void
-datapath_json(const struct datapath *dp, struct json_writer *w)
+datapath_json(const struct datapath *dp, struct json_writer *w,
+    uint64_t now_ns)
 {
 	const struct datapath_stats	*st = &dp->st;
 
@@ -508,4 +538,5 @@ datapath_json(const struct datapath *dp, struct json_writer *w)
 	json_object_end(w);
 	json_object_end(w);
 	pool_json(dp->pool, w);
+	hostacct_json(&dp->hosts, now_ns, w);
 }

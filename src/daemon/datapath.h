@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "caked/cake.h"
+#include "daemon/hostacct.h"
 #include "daemon/log.h"
 
 #define DATAPATH_RX_BATCH	64	/* frames read per wakeup */
@@ -72,6 +73,8 @@ struct datapath {
 	struct log_rate		 rl_mtu;
 	const char		*out_dev;	/* egress device, for logs */
 	uint32_t		 out_mtu;	/* its MTU (loop.c); 0: unknown */
+	bool			 hosts_by_dst;	/* host: destination */
+	struct hostacct		 hosts;		/* sent and dropped per host */
 };
 
 void		datapath_init(struct datapath *dp, const char *name, int in_fd,
@@ -98,9 +101,11 @@ void		datapath_reap(struct datapath *dp);
 void		datapath_flush(struct datapath *dp);
 /*
  * Writes the I/O counters and drops by reason as the "io" member of the
- * current object, and the buffer pool's as "pool".
+ * current object, the buffer pool's as "pool" and the busiest hosts at
+ * now_ns as "hosts".
  */
-void		datapath_json(const struct datapath *dp, struct json_writer *w);
+void		datapath_json(const struct datapath *dp, struct json_writer *w,
+		    uint64_t now_ns);
 /* Logs the engine's and the I/O counters at LOG_INFO. */
 void		datapath_log_stats(const struct datapath *dp);
 

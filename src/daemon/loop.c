@@ -590,7 +590,7 @@ loop_ctl_io(void *arg, int dir, struct json_writer *w)
 	struct loop	*l = arg;
 
 	if (dir >= 0 && dir < CONFIG_DIRS)
-		datapath_json(&l->dir[dir].dp, w);
+		datapath_json(&l->dir[dir].dp, w, timer_now_ns());
 }
 
 static void
@@ -737,6 +737,7 @@ loop_events(struct loop *l)
 		datapath_init(&d->dp, config_dir_name(i), in_fd, out_fd,
 		    s->cfg->mode == CONFIG_MODE_TAP ? CAKE_LINK_ETHERNET :
 		    CAKE_LINK_IP, s->cake[i], s->pool[i]);
+		d->dp.hosts_by_dst = i == CONFIG_DOWNLOAD;
 		d->ev_read = event_new(l->base, in_fd, EV_READ | EV_PERSIST,
 		    loop_on_read, d);
 		d->ev_write = event_new(l->base, out_fd, EV_WRITE,

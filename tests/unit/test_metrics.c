@@ -116,6 +116,10 @@ test_a_new_member_is_caught(void **state)
 	assert_int_equal(metrics_path("directions.*.io.rx_new_thing"),
 	    METRICS_UNKNOWN);
 	assert_int_equal(metrics_path("nat.drops"), METRICS_UNKNOWN);
+	assert_int_equal(metrics_path("directions.*.hosts.busiest[]."
+	    "sent_bytes"), METRICS_EXPORTED);
+	assert_int_equal(metrics_path("directions.*.hosts.busiest[].rtt"),
+	    METRICS_UNKNOWN);
 }
 
 /* Renders text (a stats reply) into a malloc'd string. */
@@ -178,6 +182,33 @@ test_no_delay_is_no_sample_and_labels_are_escaped(void **state)
 	free(s);
 }
 
+static void
+test_hosts_are_labelled_escaped_and_bounded_by_the_reply(void **state)
+{
+	char	*s;
+
+	(void)state;
+	/* Addresses come from the daemon; escape them all the same. */
+	s = render("{\"ok\":true,\"directions\":{\"download\":{\"hosts\":"
+	    "{\"tracked\":3,\"tracked_max\":1024,\"evictions\":7,"
+	    "\"busiest\":[{\"address\":\"fd00::1\",\"sent_bytes\":900,"
+	    "\"sent_packets\":3,\"drops\":1},{\"address\":\"a\\\\b\\\"c"
+	    "\\nd\",\"sent_bytes\":5},{\"sent_bytes\":77}]}}}}");
+	assert_non_null(strstr(s, "caked_host_sent_bytes_total{direction="
+	    "\"download\",host=\"fd00::1\"} 900\n"));
+	assert_non_null(strstr(s, "caked_host_dropped_packets_total{"
+	    "direction=\"download\",host=\"fd00::1\"} 1\n"));
+	assert_non_null(strstr(s, "caked_host_sent_bytes_total{direction="
+	    "\"download\",host=\"a\\\\b\\\"c\\nd\"} 5\n"));
+	/* A host without an address is not exported under a made-up one. */
+	assert_null(strstr(s, " 77\n"));
+	assert_non_null(strstr(s, "caked_hosts_evicted_total{direction="
+	    "\"download\"} 7\n"));
+	assert_non_null(strstr(s, "# TYPE caked_host_sent_bytes_total "
+	    "counter\n"));
+	free(s);
+}
+
 int
 main(void)
 {
@@ -188,6 +219,8 @@ main(void)
 		cmocka_unit_test(test_unlimited_rate_is_not_exported_as_zero),
 		cmocka_unit_test(
 		    test_no_delay_is_no_sample_and_labels_are_escaped),
+		cmocka_unit_test(
+		    test_hosts_are_labelled_escaped_and_bounded_by_the_reply),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

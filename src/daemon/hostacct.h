@@ -17,6 +17,8 @@ struct json_writer;
 #define HOSTACCT_MAX		(HOSTACCT_WAYS * HOSTACCT_SETS)
 /* Hosts a stats reply lists per direction, busiest first. */
 #define HOSTACCT_EXPORTED	16
+/* Bytes of the "hosts" member at most (test_hostacct checks the worst). */
+#define HOSTACCT_JSON_MAX	4096
 /* "Busiest" means most bytes in the current and the previous window. */
 #define HOSTACCT_WINDOW_NS	10000000000ULL
 

@@ -305,7 +305,7 @@ one(const char *host, const char *method, const char *path, long pad)
 	/* A HEAD response has a Content-Length but no body: header only. */
 	(void)response_done(buf, got, &status, &body, &close_it);
 	if (status == 0) {
-		printf("error no response (%zu bytes)\n", got);
+		printf("error no HTTP status line (%zu bytes)\n", got);
 		free(buf);
 		return;
 	}
@@ -337,7 +337,7 @@ raw(void)
 	close(fd);
 	(void)response_done(buf, got, &status, &body, &close_it);
 	if (status == 0)
-		printf("error no response (%zu bytes)\n", got);
+		printf("error no HTTP status line (%zu bytes)\n", got);
 	else
 		printf("%d\n", status);
 }

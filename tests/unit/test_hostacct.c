@@ -131,11 +131,13 @@ test_busiest_is_by_recent_bytes_not_since_start(void **state)
 	assert_int_equal(hostacct_busiest(ha, 0, top, 0), 0);
 }
 
+static int	json_len;
+
 /* Writes ha's "hosts" member and parses it back. */
 static struct json_value *
 to_json(const struct hostacct *ha, uint64_t now_ns)
 {
-	static char		 buf[16384];
+	static char		 buf[4 * HOSTACCT_JSON_MAX];
 	struct json_writer	 w;
 	struct json_value	*v;
 	char			 err[128];
@@ -146,6 +148,7 @@ to_json(const struct hostacct *ha, uint64_t now_ns)
 	hostacct_json(ha, now_ns, &w);
 	json_object_end(&w);
 	assert_true((n = json_finish(&w)) > 0);
+	json_len = n;
 	v = json_parse(buf, (size_t)n, err, sizeof(err));
 	assert_non_null(v);
 	return v;
@@ -184,6 +187,33 @@ test_json_lists_the_exported_number_v4_and_v6(void **state)
 	json_free(v);
 }
 
+static void
+test_json_worst_case_fits_its_bound(void **state)
+{
+	struct hostacct		*ha = *state;
+	struct hostacct_entry	*e;
+	uint8_t			 a[16];
+	uint32_t		 i;
+
+	/* The longest addresses (39 characters) and counters there are. */
+	memset(a, 0xff, sizeof(a));
+	for (i = 0; i < HOSTACCT_MAX; i++) {
+		a[0] = (uint8_t)(0xf0 | i >> 8);
+		a[1] = (uint8_t)i | 0x11;
+		hostacct_sent(ha, a, 6, 1500, SEC_NS);
+	}
+	for (i = 0; i < HOSTACCT_MAX; i++) {
+		e = &ha->e[i];
+		e->bytes = e->pkts = e->drops = UINT64_MAX;
+		ha->evictions = UINT64_MAX;
+	}
+	json_free(to_json(ha, SEC_NS));
+	fprintf(stderr, "worst \"hosts\" member: %d bytes\n", json_len);
+	/* The wrapping object adds 2 bytes and the newline 1. */
+	assert_true(json_len - 3 <= HOSTACCT_JSON_MAX);
+	assert_true(json_len > HOSTACCT_JSON_MAX / 2);
+}
+
 int
 main(void)
 {
@@ -200,6 +230,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(
 		    test_json_lists_the_exported_number_v4_and_v6, setup,
 		    teardown),
+		cmocka_unit_test_setup_teardown(
+		    test_json_worst_case_fits_its_bound, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

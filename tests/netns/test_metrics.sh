@@ -265,7 +265,7 @@ scraped=$(cat "$NETNS_TMP/scraped.txt")
 set -- $base
 b_bps=$1 b_med=$2 b_cpu=$5
 set -- $scraped
-s_bps=$1 s_med=$2 s_ok=$3 s_err=$4 s_cpu=$5 scraper_cpu=$6
+s_bps=$1 s_med=$2 s_ok=$3 s_err=$4 s_cpu=$5 scraper_cpu=${6:-?}
 echo
 printf '%-28s %12s %14s %10s  %s\n' "one TCP upload, 20 Mbit" \
     "goodput Mb/s" "ping median ms" "caked CPU" "scrapes in ${SECS} s"

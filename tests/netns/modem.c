@@ -75,6 +75,7 @@ struct phase_stats {
 	int64_t		busy_ns;
 	uint64_t	late_n;
 	int64_t		late_sum, late_max;
+	uint64_t	served;		/* frames in hist[] */
 	uint32_t	hist[MODEM_HIST + 1];
 	int64_t		soj_max;
 };
@@ -199,7 +200,7 @@ print_dir(struct dir *d, int64_t now)
 {
 	struct phase_stats	*st = &d->st;
 	double			 secs, ach = 0, late = 0;
-	uint64_t		 n = st->out;
+	uint64_t		 n = st->served;
 
 	secs = (double)(now - phase_start) / 1e9;
 	/* a few back-to-back ACKs say nothing about the rate */
@@ -212,7 +213,7 @@ print_dir(struct dir *d, int64_t now)
 	    "txerr=%llu out_mbit=%.3f", phase_name, d->name,
 	    (double)(phase_start - t_start) / 1e9, secs,
 	    (double)d->rate / 1e6, (double)d->delay / 1e6,
-	    (unsigned long long)st->in, (unsigned long long)n,
+	    (unsigned long long)st->in, (unsigned long long)st->out,
 	    (unsigned long long)st->drop, (unsigned long long)st->icmp_drop,
 	    (unsigned long long)st->oversize, (unsigned long long)st->txerr,
 	    secs > 0 ? (double)st->out_bytes * 8 / secs / 1e6 : 0.0);
@@ -464,6 +465,7 @@ serve(struct dir *d, int64_t now)
 		soj = dep - f->t_arr;
 		bin = (int)(soj / 100000);
 		d->st.hist[bin > MODEM_HIST ? MODEM_HIST : bin]++;
+		d->st.served++;
 		if (soj > d->st.soj_max)
 			d->st.soj_max = soj;
 		d->head_srv++;

@@ -232,3 +232,72 @@ plus()
 {
 	awk -v t="$1" -v s="$2" 'BEGIN { printf "%.3f", t + s }'
 }
+
+# iperf_servers PORT...: one iperf3 server per port in the server namespace
+# (one per concurrent load: an iperf3 server runs one test at a time).
+iperf_servers()
+{
+	local p i
+
+	for p in "$@"; do
+		ip netns exec "$NS_S" iperf3 -s -p "$p" \
+		    >"$NETNS_TMP/iperf3-server-$p.log" 2>&1 9>&- &
+		netns_track $!
+	done
+	for p in "$@"; do
+		for i in $(seq 1 50); do
+			ip netns exec "$NS_S" ss -ltn 2>/dev/null |
+			    grep -q ":$p " && break
+			sleep 0.05
+		done
+	done
+}
+
+# bulk_bg NAME SECS PORT [iperf3 options]: a bounded TCP load from the
+# client (add -R for a download), JSON into $NETNS_TMP/NAME.json.
+bulk_bg()
+{
+	local name=$1 secs=$2 port=$3
+
+	shift 3
+	timeout $((secs + 20)) ip netns exec "$NS_C" iperf3 \
+	    -c "${BULK_DEST:-$SERVER_IP}" -p "$port" -J -t "$secs" $IPERF_CC \
+	    "$@" >"$NETNS_TMP/$name.json" 2>&1 9>&- &
+	BULK_PID=$!
+	netns_track "$BULK_PID"
+}
+
+# ping_window FILE FROM TO [BASE_MS]: "p50 p95 p99 n" of the RTTs (minus
+# BASE_MS) of the pings sent in [FROM, TO) (ping -D output).
+ping_window()
+{
+	sed -n 's/^\[\([0-9.]*\)\].*time=\([0-9.]*\) ms.*/\1 \2/p' "$1" |
+	    awk -v a="$2" -v b="$3" -v base="${4:-0}" '
+		$1 - $2 / 1000 >= a && $1 - $2 / 1000 < b { print $2 - base }' |
+	    sort -n | awk '
+		function q(p,  i) { i = int(NR * p); if (i < NR * p) i++
+			if (i < 1) i = 1; return v[i] }
+		{ v[NR] = $1 }
+		END {
+			if (NR == 0) { print "nan nan nan 0"; exit }
+			printf "%.1f %.1f %.1f %d\n", q(0.5), q(0.95), q(0.99), NR
+		}'
+}
+
+# nft_counters_bg NS TABLE FILE: every 0.2 s, "epoch name packets" for
+# each named counter of table inet TABLE in NS, in the background.
+nft_counters_bg()
+{
+	(
+		while :; do
+			t=$(now)
+			ip netns exec "$1" nft list counters table inet "$2" \
+			    2>/dev/null | awk -v t="$t" '
+				$1 == "counter" { n = $2 }
+				$1 == "packets" { print t, n, $2 }' >>"$3"
+			sleep 0.2
+		done
+	) 9>&- &
+	NFT_PID=$!
+	netns_track "$NFT_PID"
+}

@@ -62,15 +62,15 @@ topo_modem()
 
 topo_modem_v6()
 {
-	local ns x
+	local ns
 
+	# netns_add turned IPv6 off, also on the devices made since
 	for ns in "$NS_C" "$NS_R" "$NS_S"; do
-		x="ip netns exec $ns sysctl -qw"
-		$x net.ipv6.conf.all.disable_ipv6=0
-		$x net.ipv6.conf.default.disable_ipv6=0
-		$x net.ipv6.conf.all.accept_dad=0
-		$x net.ipv6.conf.default.accept_dad=0
-		ip netns exec "$ns" sh -c 'for f in /proc/sys/net/ipv6/conf/*/disable_ipv6; do echo 0 >$f; done; for f in /proc/sys/net/ipv6/conf/*/accept_dad; do echo 0 >$f; done'
+		ip netns exec "$ns" sh -c '
+		    for d in /proc/sys/net/ipv6/conf/*; do
+			echo 0 >"$d/accept_dad"
+			echo 0 >"$d/disable_ipv6"
+		    done' || fail "IPv6 on in $ns"
 	done
 	ip netns exec "$NS_R" sysctl -qw net.ipv6.conf.all.forwarding=1
 	ip -n "$NS_C" addr add fd00:202:1::1/64 dev eth0 nodad

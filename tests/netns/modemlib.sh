@@ -301,3 +301,12 @@ nft_counters_bg()
 	NFT_PID=$!
 	netns_track "$NFT_PID"
 }
+
+# modem_wire_bps GOODPUT_BPS: the rate the modem charged for that TCP
+# goodput: it counts whole Ethernet frames (1514 bytes per 1448 bytes of
+# payload), whatever caked's mode.
+modem_wire_bps()
+{
+	awk -v g="$1" -v p="$TCP_PAYLOAD_BYTES" \
+	    'BEGIN { printf "%.0f", g * 1514 / p }'
+}

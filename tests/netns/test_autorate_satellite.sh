@@ -99,8 +99,8 @@ results()
 			$1 - $2 / 1000 >= a && $1 - $2 / 1000 < b {
 				print $2 - r }' >>"$f"
 	done
-	up=$(wire_bps "$(netns_goodput "$NETNS_TMP/$label-up.json")")
-	down=$(wire_bps "$(netns_goodput "$NETNS_TMP/$label-down.json")")
+	up=$(modem_wire_bps "$(netns_goodput "$NETNS_TMP/$label-up.json")")
+	down=$(modem_wire_bps "$(netns_goodput "$NETNS_TMP/$label-down.json")")
 	sort -n "$f" | awk -v up="$up" -v down="$down" \
 	    -v us="$UP_SEQ" -v ds="$DOWN_SEQ" '
 		function q(p,  i) { i = int(NR * p); if (i < NR * p) i++

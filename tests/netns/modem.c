@@ -315,8 +315,12 @@ load_schedule(const char *path)
 static void
 run_schedule(int64_t now)
 {
+	char	line[MODEM_LINE];
+
 	while (next_sched < nsched && t_start + sched[next_sched].at <= now) {
-		if (command(sched[next_sched].cmd, now) == -1)
+		/* command() cuts its line into words */
+		memcpy(line, sched[next_sched].cmd, sizeof(line));
+		if (command(line, now) == -1)
 			fprintf(stderr, "modem: bad schedule command: %s",
 			    sched[next_sched].cmd);
 		next_sched++;

@@ -9,7 +9,8 @@
 # Bulk TCP both ways for the whole run. After PHASE_S s only the modem's
 # download drops from 50 to 20 Mbit. Checks, from 5 s after each change
 # on: caked's upload rate (median) stays within 10 % of its level before
-# the drop; its download rate falls to at most the new capacity; the
+# the drop; its download rate is cut to at most 105 % of the new
+# capacity (and 60 % of its level before); the
 # download-direction delay (the modem's FIFO sojourn, measured outside
 # caked) has p95 < 30 ms above the base. Then the testbed proves it
 # matters: caked at a fixed 50 Mbit download over the 20 Mbit modem
@@ -101,7 +102,11 @@ check "phase 2: caked upload rate vs phase 1 (ratio)" \
 check "phase 2: caked upload rate vs phase 1 (ratio)" \
     "$(ratio "$up2" "$up1")" le 1.1
 check "phase 1: caked download rate Mbit/s" "$dn1" gt 30
-check "phase 2: caked download rate Mbit/s (cut)" "$dn2" le 20
+# caked charges IP packets (TUN), the modem Ethernet frames: 1500 against
+# 1514 bytes, and a delay controller sits just around the capacity.
+check "phase 2: caked download rate Mbit/s (<= 105% of 20)" "$dn2" le 21
+check "phase 2: caked download rate vs phase 1 (cut)" \
+    "$(ratio "$dn2" "$dn1")" le 0.6
 check "phase 2: download sojourn p95 ms (above base)" \
     "$(modem_get p2 down soj_p95 "$ar_out")" lt 30
 check "phase 2: upload sojourn p95 ms (above base)" \

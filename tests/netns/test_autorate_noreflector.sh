@@ -29,15 +29,16 @@ SETTLE_S=5
 topo_modem
 iperf_servers 5201
 modem_start ar -q 1000 -r 50mbit -R 20mbit
-ip netns exec "$NS_C" ping -n -c 3 -i 0.2 -W 1 "$SERVER_IP" \
-    >"$NETNS_TMP/ping-before.txt" 2>&1
-before=$(grep -c 'time=' "$NETNS_TMP/ping-before.txt")
-modem_cmd "icmp drop"
 caked_ar_start ar "autorate-reflectors = $SERVER_IP
 autorate-passive = yes" "bandwidth = 50mbit" "autorate = yes
 autorate-min = 2mbit
 autorate-base = 15mbit
 autorate-max = 40mbit"
+# (caked's start checks the path with a ping: drop ICMP only then)
+ip netns exec "$NS_C" ping -n -c 3 -i 0.2 -W 1 "$SERVER_IP" \
+    >"$NETNS_TMP/ping-before.txt" 2>&1
+before=$(grep -c 'time=' "$NETNS_TMP/ping-before.txt")
+modem_cmd "icmp drop"
 ip netns exec "$NS_C" ping -n -c 5 -i 0.2 -W 1 "$SERVER_IP" \
     >"$NETNS_TMP/ping-drop.txt" 2>&1
 dropped=$(grep -c 'time=' "$NETNS_TMP/ping-drop.txt")
@@ -68,8 +69,9 @@ ar_out="$NETNS_TMP/modem-ar.keep"
 cp "$MODEM_OUT" "$ar_out"
 
 # The testbed's proof: without autorate the 8 Mbit modem bloats.
-modem_start fixed -q 1000 -r 50mbit -R 8mbit -i
+modem_start fixed -q 1000 -r 50mbit -R 8mbit
 caked_ar_start fixed "" "bandwidth = 50mbit" "bandwidth = 20mbit"
+modem_cmd "icmp drop"
 bulk_bg fdown 12 5201 -P 2 -R
 modem_cmd "phase settle"
 sleep "$SETTLE_S"

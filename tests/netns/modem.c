@@ -21,6 +21,8 @@
  *   up|down|both delay MS       one-way delay, e.g. "both delay 20"
  *   icmp drop|pass
  *   phase NAME                  ends the current phase: prints its figures
+ *                               (with the rate and delay in force at its
+ *                               end: send it before the changes of NAME)
  *
  * At every phase end (and at exit: SIGTERM, SIGINT, -t) it prints one line
  * per direction of key=value figures: frames in, out, dropped (FIFO full,

@@ -49,7 +49,7 @@ sleep "$SETTLE_S"
 modem_cmd "phase p1"
 sleep $((PHASE_S - SETTLE_S))
 t1=$(now)
-modem_cmd "down rate 20mbit" "phase p2-settle"
+modem_cmd "phase p2-settle" "down rate 20mbit"
 sleep "$SETTLE_S"
 modem_cmd "phase p2"
 wait "$up_pid" "$down_pid"

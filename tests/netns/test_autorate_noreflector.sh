@@ -52,7 +52,7 @@ i=0
 for cap in 20 8 20; do
 	i=$((i + 1))
 	eval "t$i=\$(now)"
-	modem_cmd "down rate ${cap}mbit" "phase p$i-settle"
+	modem_cmd "phase p$i-settle" "down rate ${cap}mbit"
 	sleep "$SETTLE_S"
 	modem_cmd "phase p$i"
 	sleep $((PHASE_S - SETTLE_S))

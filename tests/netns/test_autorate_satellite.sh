@@ -69,9 +69,8 @@ autorate-passive = $passive" "$ar" "$ar"
 		d=$(echo $DOWN_SEQ | cut -d' ' -f"$i")
 		u=$(echo $UP_SEQ | cut -d' ' -f"$i")
 		r=$(echo $RTT_SEQ | cut -d' ' -f"$i")
-		modem_cmd "down rate ${d}mbit" "up rate ${u}mbit" \
-		    "both delay $(awk -v r="$r" 'BEGIN { print r / 2 }')" \
-		    "phase s$i"
+		modem_cmd "phase s$i" "down rate ${d}mbit" "up rate ${u}mbit" \
+		    "both delay $(awk -v r="$r" 'BEGIN { print r / 2 }')"
 		echo "$(now) $d $u $r" >>"$NETNS_TMP/$label-steps.txt"
 		sleep "$STEP_S"
 	done

@@ -11,7 +11,7 @@
 # only the passive RTT of the TCP traffic (TCP timestamps) can steer the
 # rate. A bulk download for 3 x PHASE_S s; from 5 s after each change
 # on: caked's download rate (median of 2 Hz samples) between 70 % and
-# 105 % of the modem's, and the download sojourn p95 (measured by the
+# 115 % of the modem's, and the download sojourn p95 (measured by the
 # modem) below 30 ms above base. The testbed's proof: a ping gets no
 # reply, and a fixed 20 Mbit caked over the 8 Mbit modem bloats
 # (sojourn p95 > 200 ms).
@@ -113,8 +113,11 @@ for cap in 20 8 20; do
 	eval "med=\$med$i"
 	check "phase $i: caked down rate median >= 70% of $cap Mbit" "$med" \
 	    ge "$(awk -v c="$cap" 'BEGIN { print c * 0.7 }')"
-	check "phase $i: caked down rate median <= 105% of $cap Mbit" "$med" \
-	    le "$(awk -v c="$cap" 'BEGIN { print c * 1.05 }')"
+	# caked's rate may stand above the capacity while TCP does not
+	# fill it (the modem's delay stays low, the sojourn check sees any
+	# excess), and caked charges IP packets, the modem frames
+	check "phase $i: caked down rate median <= 115% of $cap Mbit" "$med" \
+	    le "$(awk -v c="$cap" 'BEGIN { print c * 1.15 }')"
 	check "phase $i: down sojourn p95 ms (above base)" \
 	    "$(modem_get p$i down soj_p95 "$ar_out")" lt 30
 done

@@ -14,7 +14,7 @@
 # direction a line of key=value figures into $MODEM_OUT.
 
 : "${MODEM:=$top_builddir/tests/netns/modem}"
-CAKECTL=${CAKECTL:-$top_builddir/cakectl}
+
 MODEM_PID=""
 MODEM_CTL=""
 MODEM_OUT=""

@@ -21,6 +21,7 @@
 netns_init ping iperf3 jq ss tcpdump
 netns_require_caked
 netns_require_modem
+netns_require_cakectl
 
 IDLE_S=30
 IDLE_AFTER=10

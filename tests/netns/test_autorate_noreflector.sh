@@ -21,7 +21,7 @@
 netns_init ping iperf3 jq ss
 netns_require_caked
 netns_require_modem
-[ -x "$CAKECTL" ] || skip "cakectl not built at $CAKECTL"
+netns_require_cakectl
 
 PHASE_S=18
 SETTLE_S=5

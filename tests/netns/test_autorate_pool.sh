@@ -23,6 +23,7 @@
 netns_init ping iperf3 jq ss nft
 netns_require_caked
 netns_require_modem
+netns_require_cakectl
 
 WARM_S=12
 AFTER_S=12

@@ -31,7 +31,7 @@
 netns_init ping iperf3 jq ss
 netns_require_caked
 netns_require_modem
-[ -x "$CAKECTL" ] || skip "cakectl not built at $CAKECTL"
+netns_require_cakectl
 
 STEP_S=${SAT_STEP_S:-7.5}
 # The fixed pseudo-random sequence: download and upload Mbit, base RTT ms

@@ -14,7 +14,6 @@
 # direction a line of key=value figures into $MODEM_OUT.
 
 : "${MODEM:=$top_builddir/tests/netns/modem}"
-
 MODEM_PID=""
 MODEM_CTL=""
 MODEM_OUT=""

@@ -622,22 +622,22 @@ loop(int ctl, int64_t end)
 	}
 }
 
-int
-main(int argc, char *argv[])
-{
-	const char	*ctlpath = NULL;
-	struct sigaction sa;
-	double		 secs = 0;
-	int		 c, a, b, ctl = -1;
-	uint64_t	 q = 1000;
+struct opts {
+	const char	*ctlpath;
+	double		 secs;
+	uint64_t	 q;
+};
 
-	dirs[0].name = "up";
-	dirs[1].name = "down";
+static void
+options(int argc, char *argv[], struct opts *o)
+{
+	int	c;
+
 	while ((c = getopt(argc, argv, "q:r:R:d:D:io:s:c:t:")) != -1) {
 		switch (c) {
 		case 'q':
-			q = strtoull(optarg, NULL, 10);
-			if (q < 1 || q >= MODEM_RING)
+			o->q = strtoull(optarg, NULL, 10);
+			if (o->q < 1 || o->q >= MODEM_RING)
 				usage();
 			break;
 		case 'r':
@@ -660,10 +660,10 @@ main(int argc, char *argv[])
 			load_schedule(optarg);
 			break;
 		case 'c':
-			ctlpath = optarg;
+			o->ctlpath = optarg;
 			break;
 		case 't':
-			secs = strtod(optarg, NULL);
+			o->secs = strtod(optarg, NULL);
 			break;
 		default:
 			usage();
@@ -671,31 +671,52 @@ main(int argc, char *argv[])
 	}
 	if (argc - optind != 2)
 		usage();
-	a = open_if(argv[optind]);
-	b = open_if(argv[optind + 1]);
+}
+
+/* Up reads a and writes b, down the other way. */
+static void
+setup_dirs(const char *ifa, const char *ifb, uint64_t q)
+{
+	int	a, b, i;
+
+	a = open_if(ifa);
+	b = open_if(ifb);
+	dirs[0].name = "up";
 	dirs[0].in_fd = a;
 	dirs[0].out_fd = b;
+	dirs[1].name = "down";
 	dirs[1].in_fd = b;
 	dirs[1].out_fd = a;
-	for (c = 0; c < 2; c++) {
-		dirs[c].qlimit = (unsigned int)q;
-		dirs[c].ring = calloc(MODEM_RING, sizeof(struct frame));
-		if (dirs[c].ring == NULL) {
+	for (i = 0; i < 2; i++) {
+		dirs[i].qlimit = (unsigned int)q;
+		dirs[i].ring = calloc(MODEM_RING, sizeof(struct frame));
+		if (dirs[i].ring == NULL) {
 			perror("modem: calloc");
-			return 1;
+			exit(1);
 		}
 	}
-	if (ctlpath != NULL)
-		ctl = control_open(ctlpath);
+}
+
+int
+main(int argc, char *argv[])
+{
+	struct opts		o = { NULL, 0, 1000 };
+	struct sigaction	sa;
+	int			ctl = -1;
+
+	options(argc, argv, &o);
+	setup_dirs(argv[optind], argv[optind + 1], o.q);
+	if (o.ctlpath != NULL)
+		ctl = control_open(o.ctlpath);
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGINT, &sa, NULL);
 	t_start = phase_start = now_ns();
 	printf("modem: %s <-> %s, fifo %llu frames\n", argv[optind],
-	    argv[optind + 1], (unsigned long long)q);
+	    argv[optind + 1], (unsigned long long)o.q);
 	fflush(stdout);
-	loop(ctl, secs > 0 ? t_start + (int64_t)(secs * 1e9) : -1);
+	loop(ctl, o.secs > 0 ? t_start + (int64_t)(o.secs * 1e9) : -1);
 	end_phase("end", now_ns());
 	return 0;
 }

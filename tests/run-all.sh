@@ -26,7 +26,7 @@ packages=(
 	libevent-dev libmnl-dev libnetfilter-conntrack-dev libiniparser-dev
 	libcmocka-dev
 	iproute2 iperf3 iputils-ping jq tcpdump mandoc gnuplot-nox bc procps
-	conntrack nftables iptables
+	conntrack nftables iptables ethtool
 	systemd passwd util-linux python3 prometheus tmux
 	clang libclang-rt-14-dev valgrind
 	debhelper dh-autoreconf dpkg-dev fakeroot lintian

@@ -1,0 +1,116 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Copyright (C) 2026 the caked authors
+# test_autorate_direction (issue 22, test 1): which direction is bloated.
+#
+#   client -- router [caked, TUN, autorate both ways] -- modem [50/50 Mbit,
+#   1000-frame FIFO each way, 20 ms each way] -- server (reflector)
+#
+# Bulk TCP both ways for the whole run. After PHASE_S s only the modem's
+# download drops from 50 to 20 Mbit. Checks, from 5 s after each change
+# on: caked's upload rate (median) stays within 10 % of its level before
+# the drop; its download rate is cut to at most 105 % of the new
+# capacity (and 60 % of its level before); the
+# download-direction delay (the modem's FIFO sojourn, measured outside
+# caked) has p95 < 30 ms above the base. Then the testbed proves it
+# matters: caked at a fixed 50 Mbit download over the 20 Mbit modem
+# must see a download sojourn p95 above 200 ms.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/modemlib.sh"
+
+netns_init ping iperf3 jq ss tc
+netns_require_caked
+netns_require_modem
+netns_require_cakectl
+
+PHASE_S=22
+SETTLE_S=5
+
+topo_modem
+iperf_servers 5201 5202
+modem_start ar -q 1000 -r 50mbit -R 50mbit
+ar="autorate = yes
+autorate-min = 2mbit
+autorate-base = 30mbit
+autorate-max = 55mbit"
+caked_ar_start ar "autorate-reflectors = $SERVER_IP" "$ar" "$ar"
+
+total=$((2 * PHASE_S))
+log "bulk TCP both ways for $total s; modem download 50 -> 20 Mbit at" \
+    "$PHASE_S s"
+bulk_bg up "$total" 5201 -P 2
+up_pid=$BULK_PID
+bulk_bg down "$total" 5202 -P 2 -R
+down_pid=$BULK_PID
+t0=$(now)
+modem_cmd "phase p1-settle"
+cake_rates_bg "$NETNS_TMP/rates.txt" "$total"
+sleep "$SETTLE_S"
+modem_cmd "phase p1"
+sleep $((PHASE_S - SETTLE_S))
+t1=$(now)
+modem_cmd "phase p2-settle" "down rate 20mbit"
+sleep "$SETTLE_S"
+modem_cmd "phase p2"
+wait "$up_pid" "$down_pid"
+modem_cmd "phase tail"
+wait "$RATES_PID"
+"$CAKECTL" -s "$NETNS_TMP/caked.sock" stats >"$NETNS_TMP/stats.txt" 2>&1
+netns_stop_fwd
+
+up1=$(rate_median "$NETNS_TMP/rates.txt" 2 "$(plus "$t0" $SETTLE_S)" "$t1")
+up2=$(rate_median "$NETNS_TMP/rates.txt" 2 "$(plus "$t1" $SETTLE_S)" 9e18)
+dn1=$(rate_median "$NETNS_TMP/rates.txt" 3 "$(plus "$t0" $SETTLE_S)" "$t1")
+dn2=$(rate_median "$NETNS_TMP/rates.txt" 3 "$(plus "$t1" $SETTLE_S)" 9e18)
+modem_stop
+cp "$MODEM_OUT" "$NETNS_TMP/modem-ar.keep"
+ar_out="$NETNS_TMP/modem-ar.keep"
+
+# The testbed's proof: a fixed caked over the 20 Mbit modem bloats.
+modem_start fixed -q 1000 -r 50mbit -R 20mbit
+caked_ar_start fixed "" "bandwidth = 50mbit" "bandwidth = 50mbit"
+bulk_bg fdown 15 5202 -P 2 -R
+modem_cmd "phase settle"
+sleep "$SETTLE_S"
+modem_cmd "phase fixed"
+wait "$BULK_PID"
+modem_cmd "phase tail"
+netns_stop_fwd
+modem_stop
+
+echo
+echo "autorate: download 50 -> 20 Mbit at the modem, bulk TCP both ways;" \
+    "TCP CC: ${NETNS_TCP_CC:-default}"
+echo "goodput over the run: up $(mbit "$(netns_goodput "$NETNS_TMP/up.json")")" \
+    "down $(mbit "$(netns_goodput "$NETNS_TMP/down.json")") Mbit/s"
+printf '%-6s %-16s %-22s %s\n' phase "modem up/down" \
+    "caked up/down Mbit/s" "modem sojourn p95 up/down ms"
+printf '%-6s %-16s %-22s %s\n' 1 "50/50 Mbit" "$up1/$dn1" \
+    "$(modem_get p1 up soj_p95 "$ar_out")/$(modem_get p1 down soj_p95 "$ar_out")"
+printf '%-6s %-16s %-22s %s\n' 2 "50/20 Mbit" "$up2/$dn2" \
+    "$(modem_get p2 up soj_p95 "$ar_out")/$(modem_get p2 down soj_p95 "$ar_out")"
+printf '%-6s %-16s %-22s %s\n' fixed "50/20 Mbit" "50/50 (no autorate)" \
+    "-/$(modem_get fixed down soj_p95)"
+echo "modem, per phase:"
+modem_report "$ar_out"
+modem_report
+grep -E 'autorate|delay|passive|owd' "$NETNS_TMP/stats.txt" | head -n 20
+echo
+
+check "phase 2: caked upload rate vs phase 1 (ratio)" \
+    "$(ratio "$up2" "$up1")" ge 0.9
+check "phase 2: caked upload rate vs phase 1 (ratio)" \
+    "$(ratio "$up2" "$up1")" le 1.1
+check "phase 1: caked download rate Mbit/s" "$dn1" gt 30
+# caked charges IP packets (TUN), the modem Ethernet frames: 1500 against
+# 1514 bytes, and a delay controller sits just around the capacity.
+check "phase 2: caked download rate Mbit/s (<= 105% of 20)" "$dn2" le 21
+check "phase 2: caked download rate vs phase 1 (cut)" \
+    "$(ratio "$dn2" "$dn1")" le 0.6
+check "phase 2: download sojourn p95 ms (above base)" \
+    "$(modem_get p2 down soj_p95 "$ar_out")" lt 30
+check "phase 2: upload sojourn p95 ms (above base)" \
+    "$(modem_get p2 up soj_p95 "$ar_out")" lt 30
+check "fixed 50 Mbit caked, 20 Mbit modem: down sojourn p95 ms" \
+    "$(modem_get fixed down soj_p95)" gt 200
+netns_finish

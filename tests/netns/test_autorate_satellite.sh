@@ -1,0 +1,157 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Copyright (C) 2026 the caked authors
+# test_autorate_satellite (issue 22, test 3): a satellite-like link.
+#
+#   client -- router [caked, TUN, autorate both ways] -- modem [1000-frame
+#   FIFO each way] -- server (reflector)
+#
+# Every STEP_S s the modem's capacity jumps to the next level of a fixed
+# sequence between 5 and 60 Mbit (its own sequence per direction) and the
+# base RTT steps by up to +-15 ms around 40 ms (as a LEO constellation
+# reconfigures), with bulk TCP both ways and a 5 Hz ping. The run is
+# made twice: caked with the in-band controller (passive RTT and probes,
+# the defaults) and with the probe-only controller (autorate-passive =
+# no). Printed side by side: the ping RTT above each step's base (p50,
+# p95, p99) and the goodput against the mean capacity.
+#
+# Checks of the in-band run: p95 < 30 ms and p99 < 60 ms above base,
+# goodput >= 80 % of the mean capacity in each direction. Against the
+# probe-only run: p95 no worse (<= its p95 + 2 ms) and either p99 lower
+# or the total goodput higher.
+#
+# The issue asks for 15 s steps over 2 minutes. CI runs every namespace
+# test twice (normal and sanitizer build) and this one holds two runs, so
+# the steps here are STEP_S = 7.5 s (8 steps, 60 s a run, about 2.5 min
+# in all): the same sequence, twice as fast, a harder test for the
+# controller. SAT_STEP_S=15 gives the issue's timing (about 4.5 min).
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/modemlib.sh"
+
+netns_init ping iperf3 jq ss
+netns_require_caked
+netns_require_modem
+netns_require_cakectl
+
+STEP_S=${SAT_STEP_S:-7.5}
+# The fixed pseudo-random sequence: download and upload Mbit, base RTT ms
+# (each step within +-15 ms of the one before).
+DOWN_SEQ="40 12 55 8 30 60 5 25"
+UP_SEQ="20 8 30 5 15 25 6 12"
+RTT_SEQ="40 52 38 45 30 44 56 42"
+NSTEPS=8
+
+topo_modem
+iperf_servers 5201 5202
+
+# run LABEL PASSIVE: one run of the sequence; its figures into RES.
+run()
+{
+	local label=$1 passive=$2 i total d u r ar
+
+	total=$(awk -v s="$STEP_S" -v n="$NSTEPS" 'BEGIN { print int(s * n + 0.5) }')
+	modem_start "$label" -q 1000 -r 20mbit -R 40mbit
+	ar="autorate = yes
+autorate-min = 2mbit
+autorate-base = 10mbit
+autorate-max = 70mbit"
+	caked_ar_start "$label" "autorate-reflectors = $SERVER_IP
+autorate-passive = $passive" "$ar" "$ar"
+	log "$label: $total s, steps of $STEP_S s"
+	bulk_bg "$label-up" "$total" 5201 -P 2
+	local up_pid=$BULK_PID
+	bulk_bg "$label-down" "$total" 5202 -P 2 -R
+	local down_pid=$BULK_PID
+	netns_ping_bg "$NS_C" "$SERVER_IP" $((total * 5)) \
+	    "$NETNS_TMP/$label-ping.txt" 0.2
+	: >"$NETNS_TMP/$label-steps.txt"
+	for i in $(seq 1 $NSTEPS); do
+		d=$(echo $DOWN_SEQ | cut -d' ' -f"$i")
+		u=$(echo $UP_SEQ | cut -d' ' -f"$i")
+		r=$(echo $RTT_SEQ | cut -d' ' -f"$i")
+		modem_cmd "phase s$i" "down rate ${d}mbit" "up rate ${u}mbit" \
+		    "both delay $(awk -v r="$r" 'BEGIN { print r / 2 }')"
+		echo "$(now) $d $u $r" >>"$NETNS_TMP/$label-steps.txt"
+		sleep "$STEP_S"
+	done
+	echo "$(now) 0 0 0" >>"$NETNS_TMP/$label-steps.txt"
+	modem_cmd "phase tail"
+	wait "$up_pid" "$down_pid" "$PING_PID"
+	netns_stop_fwd
+	modem_stop
+	RES=$(results "$label")
+}
+
+# results LABEL: "p50 p95 p99 up_ratio down_ratio total_goodput" where
+# the RTT figures are above each step's base, the ratios are wire goodput
+# over mean capacity.
+results()
+{
+	local label=$1 f="$NETNS_TMP/$1-excess.txt" up down
+
+	: >"$f"
+	awk 'NR > 1 { print prev, $1 } { prev = $0 }' \
+	    "$NETNS_TMP/$label-steps.txt" | while read -r a d u r b; do
+		sed -n 's/^\[\([0-9.]*\)\].*time=\([0-9.]*\) ms.*/\1 \2/p' \
+		    "$NETNS_TMP/$label-ping.txt" |
+		    awk -v a="$a" -v b="$b" -v r="$r" '
+			$1 - $2 / 1000 >= a && $1 - $2 / 1000 < b {
+				print $2 - r }' >>"$f"
+	done
+	up=$(modem_wire_bps "$(netns_goodput "$NETNS_TMP/$label-up.json")")
+	down=$(modem_wire_bps "$(netns_goodput "$NETNS_TMP/$label-down.json")")
+	sort -n "$f" | awk -v up="$up" -v down="$down" \
+	    -v us="$UP_SEQ" -v ds="$DOWN_SEQ" '
+		function q(p,  i) { i = int(NR * p); if (i < NR * p) i++
+			if (i < 1) i = 1; return v[i] }
+		{ v[NR] = $1 }
+		END {
+			n = split(us, U, " "); split(ds, D, " ")
+			for (i = 1; i <= n; i++) { su += U[i]; sd += D[i] }
+			mu = su / n * 1e6; md = sd / n * 1e6
+			if (NR == 0) { print "nan nan nan 0 0 0 0"; exit }
+			printf "%.1f %.1f %.1f %.3f %.3f %.2f %d\n", q(0.5),
+			    q(0.95), q(0.99), up / mu, down / md,
+			    (up + down) / 1e6, NR
+		}'
+}
+
+run inband yes
+res_in=$RES
+run probeonly no
+res_po=$RES
+
+echo
+echo "satellite-like link: $NSTEPS steps of $STEP_S s, bulk TCP both ways," \
+    "5 Hz ping; TCP CC: ${NETNS_TCP_CC:-default}"
+echo "down Mbit: $DOWN_SEQ; up Mbit: $UP_SEQ; base RTT ms: $RTT_SEQ"
+printf '%-11s %-30s %-28s %s\n' controller \
+    "ping above base p50/p95/p99 ms" "wire goodput/mean cap up/down" \
+    "total Mbit (pings)"
+for l in in po; do
+	eval "set -- \$res_$l"
+	[ "$l" = in ] && name=in-band || name=probe-only
+	printf '%-11s %-30s %-28s %s\n' "$name" "$1/$2/$3" "$4/$5" "$6 ($7)"
+done
+for l in inband probeonly; do
+	echo "modem, $l run, per step:"
+	modem_report "$NETNS_TMP/modem-$l.out"
+done
+echo
+
+set -- $res_in
+in_p95=$2 in_p99=$3 in_tot=$6
+check "in-band: pings answered" "$7" ge $((NSTEPS * 20))
+check "in-band: ping p95 ms above base" "$2" lt 30
+check "in-band: ping p99 ms above base" "$3" lt 60
+check "in-band: upload goodput / mean capacity" "$4" ge 0.8
+check "in-band: download goodput / mean capacity" "$5" ge 0.8
+set -- $res_po
+check "probe-only: pings answered" "$7" ge $((NSTEPS * 20))
+check "in-band p95 no worse than probe-only (+2 ms)" "$in_p95" le \
+    "$(awk -v p="$2" 'BEGIN { print p + 2 }')"
+better=$(awk -v a="$in_p99" -v b="$3" -v c="$in_tot" -v d="$6" \
+    'BEGIN { print (a < b || c > d) ? 1 : 0 }')
+echo "in-band p99 $in_p99 vs $3 ms, total goodput $in_tot vs $6 Mbit"
+check "in-band better on p99 or on goodput" "$better" eq 1
+netns_finish

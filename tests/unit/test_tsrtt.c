@@ -1,0 +1,445 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Copyright (C) 2026 the caked authors */
+/*
+ * test_tsrtt.c: the passive delay from TCP timestamps (src/engine/tsrtt.c)
+ * driven by scripted TCP conversations on a modelled path: the exact
+ * round trip of a clean flow, delayed ACKs, retransmissions, a flow that
+ * stops, a queue in one direction showing in that direction only, TSvals
+ * wrapping around, and garbage options (with a seeded random run of
+ * 10^5 frames through the parser).
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "caked/cake.h"
+#include "engine/tsrtt.h"
+
+#define MS		1000000ULL
+#define SEC		(1000 * MS)
+#define EVENTS_MAX	65536
+#define TH_ACK		0x10
+
+/* The modelled path: one-way delays beyond caked, changing at step_ns. */
+struct path {
+	uint64_t	up_ns, down_ns, lan_ns;
+	uint64_t	step_ns;	/* from then on, add: */
+	uint64_t	up_extra_ns, down_extra_ns;
+	uint32_t	ts_lan_off, ts_wan_off;	/* clock offsets (ticks) */
+	unsigned int	ack_every;	/* WAN host ACKs every n-th segment */
+	unsigned int	hold_every;	/* ... and holds every n-th ACK ... */
+	uint64_t	hold_ns;	/* ... this long (delayed ACK timer) */
+};
+
+struct event {
+	uint64_t		at_ns;
+	enum tsrtt_event	ev;
+	struct tsrtt_seg	seg;
+};
+
+static struct event	events[EVENTS_MAX];
+static unsigned int	nevents;
+static struct tsrtt	ts;
+
+static void
+seg_keys(struct tsrtt_seg *s, uint8_t lan_last, uint16_t lan_port)
+{
+	memset(s, 0, sizeof(*s));
+	s->lan[10] = s->lan[11] = s->wan[10] = s->wan[11] = 0xff;
+	s->lan[12] = 10;
+	s->lan[15] = lan_last;
+	s->wan[12] = 192;
+	s->wan[15] = 1;
+	s->lan_port = lan_port;
+	s->wan_port = 443;
+	s->family = 4;
+}
+
+static void
+push(uint64_t at_ns, enum tsrtt_event ev, const struct tsrtt_seg *s)
+{
+	assert_true(nevents < EVENTS_MAX);
+	events[nevents].at_ns = at_ns;
+	events[nevents].ev = ev;
+	events[nevents].seg = *s;
+	nevents++;
+}
+
+static int
+event_cmp(const void *a, const void *b)
+{
+	const struct event	*x = a, *y = b;
+
+	if (x->at_ns != y->at_ns)
+		return x->at_ns < y->at_ns ? -1 : 1;
+	return x < y ? -1 : 1;
+}
+
+/* Feeds the scripted events in time order. */
+static void
+play(void)
+{
+	unsigned int	i;
+
+	qsort(events, nevents, sizeof(events[0]), event_cmp);
+	for (i = 0; i < nevents; i++)
+		tsrtt_segment(&ts, events[i].ev, &events[i].seg,
+		    events[i].at_ns);
+	nevents = 0;
+}
+
+static uint64_t
+path_up(const struct path *p, uint64_t t)
+{
+	return p->up_ns + (p->step_ns != 0 && t >= p->step_ns ?
+	    p->up_extra_ns : 0);
+}
+
+static uint64_t
+path_down(const struct path *p, uint64_t t)
+{
+	return p->down_ns + (p->step_ns != 0 && t >= p->step_ns ?
+	    p->down_extra_ns : 0);
+}
+
+/* WAN ACKs on their way to the LAN host, oldest first. */
+#define FIFO_MAX	4096
+static struct {
+	uint64_t	back_ns;
+	uint32_t	tsval;
+} fifo[FIFO_MAX];
+static unsigned int	fifo_head, fifo_tail;
+
+/* The newest WAN TSval the LAN host has by t (one LAN hop each way). */
+static uint32_t
+lan_echo(const struct path *p, uint64_t t, uint32_t cur)
+{
+	while (fifo_head != fifo_tail &&
+	    fifo[fifo_head % FIFO_MAX].back_ns + 2 * p->lan_ns <= t)
+		cur = fifo[fifo_head++ % FIFO_MAX].tsval;
+	return cur;
+}
+
+/* The WAN host's ACK of the segment sent at t, echoing echo_ts. */
+static void
+wan_ack(const struct path *p, uint64_t t, uint32_t echo_ts, uint8_t host,
+    bool hold)
+{
+	struct tsrtt_seg	a;
+	uint64_t		at_w, back;
+
+	at_w = t + path_up(p, t) + (hold ? p->hold_ns : 0);
+	seg_keys(&a, host, 40000);
+	a.flags = TH_ACK;
+	a.seq = 7;
+	a.tsval = (uint32_t)(at_w / MS) + p->ts_wan_off;
+	a.tsecr = echo_ts;
+	back = at_w + path_down(p, at_w);
+	push(back, TSRTT_WAN_ARRIVE, &a);
+	push(back, TSRTT_LAN_DEPART, &a);
+	assert_true(fifo_tail - fifo_head < FIFO_MAX);
+	fifo[fifo_tail % FIFO_MAX].back_ns = back;
+	fifo[fifo_tail++ % FIFO_MAX].tsval = a.tsval;
+}
+
+/*
+ * An upload: the LAN host sends a 1000-byte segment every ms from from_ns
+ * to to_ns (seen by caked at that time: caked's queue is empty), the WAN
+ * host ACKs as p says, echoing the first unacknowledged TSval (RFC 7323);
+ * the LAN host echoes the newest WAN TSval it has.
+ */
+static void
+upload(const struct path *p, uint64_t from_ns, uint64_t to_ns, uint8_t host)
+{
+	struct tsrtt_seg	d;
+	uint64_t		t;
+	uint32_t		seq = 1, wan_ts = 0, sent = 0, acks = 0;
+	uint32_t		first_ts = 0;
+
+	fifo_head = fifo_tail = 0;
+	for (t = from_ns; t < to_ns; t += MS, sent++) {
+		seg_keys(&d, host, 40000);
+		d.flags = TH_ACK;
+		d.seq = seq;
+		d.payload = 1000;
+		d.tsval = (uint32_t)(t / MS) + p->ts_lan_off;
+		d.tsecr = wan_ts = lan_echo(p, t, wan_ts);
+		seq += 1000;
+		push(t, TSRTT_LAN_ARRIVE, &d);
+		push(t, TSRTT_WAN_DEPART, &d);
+		if (sent % p->ack_every == 0)
+			first_ts = d.tsval;
+		if (sent % p->ack_every != p->ack_every - 1)
+			continue;
+		acks++;
+		wan_ack(p, t, first_ts, host, p->hold_every != 0 &&
+		    acks % p->hold_every == 0);
+	}
+}
+
+static void
+path_default(struct path *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->up_ns = 10 * MS;
+	p->down_ns = 10 * MS;
+	p->lan_ns = 1 * MS;
+	p->ts_lan_off = 12345;
+	p->ts_wan_off = 777777;
+	p->ack_every = 1;
+}
+
+static uint8_t lan_host[16] = {
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 10, 0, 0, 2
+};
+
+static int
+setup(void **state)
+{
+	(void)state;
+	tsrtt_init(&ts);
+	nevents = 0;
+	return 0;
+}
+
+/* A clean flow: the WAN round trip exactly, and no extra delay. */
+static void
+test_clean_exact(void **state)
+{
+	struct path	p;
+	uint64_t	lan, wan;
+	int64_t		d;
+
+	(void)state;
+	path_default(&p);
+	upload(&p, SEC, 4 * SEC, 2);
+	play();
+	tsrtt_host(&ts, lan_host, 4, 5 * SEC, &lan, &wan);
+	assert_int_equal(wan, 20 * MS);
+	assert_int_equal(lan, 2 * MS);
+	assert_true(tsrtt_delay(&ts, TSRTT_TOTAL, 4 * SEC, &d));
+	assert_int_equal(d, 0);
+	assert_true(tsrtt_delay(&ts, TSRTT_UPLOAD, 4 * SEC, &d));
+	assert_int_equal(d, 0);
+	assert_true(tsrtt_delay(&ts, TSRTT_DOWNLOAD, 4 * SEC, &d));
+	assert_int_equal(d, 0);
+	assert_true(ts.c.samples > 2000);
+	assert_int_equal(ts.c.retrans, 0);
+}
+
+/* Delayed ACKs: echoes of the older TSval of a pair, some held 40 ms. */
+static void
+test_delayed_ack(void **state)
+{
+	struct path	p;
+	uint64_t	lan, wan;
+	int64_t		d;
+	int		dir;
+
+	(void)state;
+	path_default(&p);
+	p.ack_every = 2;
+	p.hold_every = 5;
+	p.hold_ns = 40 * MS;
+	upload(&p, SEC, 6 * SEC, 2);
+	play();
+	/* Each sample is at most the pair's spacing (1 ms) or a hold late. */
+	tsrtt_host(&ts, lan_host, 4, 7 * SEC, &lan, &wan);
+	assert_true(wan >= 21 * MS);
+	assert_true(wan <= 21 * MS + 40 * MS / 4);
+	/* The direction delays take a window's minimum: holds vanish. */
+	for (dir = 0; dir < TSRTT_DIRS; dir++) {
+		assert_true(tsrtt_delay(&ts, dir, 6 * SEC + 100 * MS, &d));
+		assert_int_equal(d, 0);
+	}
+}
+
+static void
+script(uint64_t at_ns, enum tsrtt_event ev, uint32_t seq, uint32_t payload,
+    uint32_t tsval, uint32_t tsecr)
+{
+	struct tsrtt_seg	s;
+
+	seg_keys(&s, 2, 40000);
+	s.flags = TH_ACK;
+	s.seq = seq;
+	s.payload = payload;
+	s.tsval = tsval;
+	s.tsecr = tsecr;
+	tsrtt_segment(&ts, ev, &s, at_ns);
+}
+
+/* Retransmitted segments give no sample (Karn), whatever their TSval. */
+static void
+test_retransmission(void **state)
+{
+	uint64_t	lan, wan;
+
+	(void)state;
+	/* Resent with a new TSval: the echo of either gives nothing. */
+	script(0, TSRTT_WAN_DEPART, 1000, 100, 100, 0);
+	script(200 * MS, TSRTT_WAN_DEPART, 1000, 100, 150, 0);
+	script(230 * MS, TSRTT_WAN_ARRIVE, 1, 0, 9000, 150);
+	assert_int_equal(ts.c.samples, 0);
+	/* Resent with the same TSval: its echo gives nothing. */
+	script(SEC, TSRTT_WAN_DEPART, 2000, 100, 300, 0);
+	script(SEC + 100 * MS, TSRTT_WAN_DEPART, 2000, 100, 300, 0);
+	script(SEC + 130 * MS, TSRTT_WAN_ARRIVE, 1, 0, 9100, 300);
+	assert_int_equal(ts.c.samples, 0);
+	assert_int_equal(ts.c.retrans, 2);
+	/* New data: one sample, the exact 30 ms. */
+	script(2 * SEC, TSRTT_WAN_DEPART, 2100, 100, 400, 0);
+	script(2 * SEC + 30 * MS, TSRTT_WAN_ARRIVE, 1, 0, 9200, 400);
+	assert_int_equal(ts.c.samples, 1);
+	/* A second echo of it (a duplicate ACK) gives nothing more. */
+	script(2 * SEC + 31 * MS, TSRTT_WAN_ARRIVE, 1, 0, 9201, 400);
+	assert_int_equal(ts.c.samples, 1);
+	tsrtt_host(&ts, lan_host, 4, 3 * SEC, &lan, &wan);
+	assert_int_equal(wan, 30 * MS);
+	assert_int_equal(lan, 0);
+}
+
+/* A flow that stops: its delay goes stale, its TSvals and host expire. */
+static void
+test_flow_stops(void **state)
+{
+	struct path	p;
+	uint64_t	lan, wan;
+	int64_t		d;
+
+	(void)state;
+	path_default(&p);
+	upload(&p, SEC, 4 * SEC, 2);
+	play();
+	assert_true(tsrtt_delay(&ts, TSRTT_UPLOAD, 4 * SEC + 500 * MS, &d));
+	assert_false(tsrtt_delay(&ts, TSRTT_UPLOAD, 5 * SEC + 100 * MS, &d));
+	assert_false(tsrtt_delay(&ts, TSRTT_TOTAL, 5 * SEC + 100 * MS, &d));
+	tsrtt_host(&ts, lan_host, 4, 13 * SEC, &lan, &wan);
+	assert_int_equal(wan, 20 * MS);
+	assert_int_equal(lan, 2 * MS);
+	tsrtt_host(&ts, lan_host, 4, 15 * SEC, &lan, &wan);
+	assert_int_equal(wan, 0);
+	assert_int_equal(lan, 0);
+	/* A TSval never echoed is given up after TSRTT_PENDING_NS. */
+	script(20 * SEC, TSRTT_WAN_DEPART, 1 << 30, 100, 1 << 20, 0);
+	assert_int_equal(ts.c.expired, 0);
+	script(23 * SEC, TSRTT_WAN_DEPART, (1 << 30) + 100, 100,
+	    (1 << 20) + 1, 0);
+	assert_int_equal(ts.c.expired, 1);
+}
+
+/* A queue of 30 ms in one direction from 5 s on, seen at 8 s. */
+static void
+queue_in(uint64_t up_extra_ns, uint64_t down_extra_ns, int64_t *up,
+    int64_t *down, int64_t *total)
+{
+	struct path	p;
+	uint64_t	at = 8 * SEC + 100 * MS;
+
+	path_default(&p);
+	p.step_ns = 5 * SEC;
+	p.up_extra_ns = up_extra_ns;
+	p.down_extra_ns = down_extra_ns;
+	upload(&p, SEC, 8 * SEC, 2);
+	play();
+	assert_true(tsrtt_delay(&ts, TSRTT_UPLOAD, at, up));
+	assert_true(tsrtt_delay(&ts, TSRTT_DOWNLOAD, at, down));
+	assert_true(tsrtt_delay(&ts, TSRTT_TOTAL, at, total));
+}
+
+/*
+ * The baselines rise by 1 - e^(-3 s / 30 s) of the excess in 3 s: the
+ * delay seen is 27 ms or more of the 30.
+ */
+static void
+test_download_queue(void **state)
+{
+	int64_t	up, down, total;
+
+	(void)state;
+	queue_in(0, 30 * MS, &up, &down, &total);
+	assert_true(down >= (int64_t)(27 * MS) && down <= (int64_t)(30 * MS));
+	assert_true(total >= (int64_t)(27 * MS) &&
+	    total <= (int64_t)(30 * MS));
+	assert_true(up <= (int64_t)(1 * MS));
+}
+
+static void
+test_upload_queue(void **state)
+{
+	int64_t	up, down, total;
+
+	(void)state;
+	queue_in(30 * MS, 0, &up, &down, &total);
+	assert_true(up >= (int64_t)(27 * MS) && up <= (int64_t)(30 * MS));
+	assert_true(total >= (int64_t)(27 * MS) &&
+	    total <= (int64_t)(30 * MS));
+	assert_true(down <= (int64_t)(1 * MS));
+}
+
+/* Both hosts' TSvals wrap around 2^32 during the flow. */
+static void
+test_wrap(void **state)
+{
+	struct path	p;
+	uint64_t	lan, wan;
+	int64_t		d;
+	int		dir;
+
+	(void)state;
+	path_default(&p);
+	p.ts_lan_off = UINT32_MAX - 2500;	/* wraps at 3.5 s */
+	p.ts_wan_off = UINT32_MAX - 1800;	/* while learning its rate */
+	upload(&p, SEC, 6 * SEC, 2);
+	play();
+	tsrtt_host(&ts, lan_host, 4, 7 * SEC, &lan, &wan);
+	assert_int_equal(wan, 20 * MS);
+	assert_int_equal(lan, 2 * MS);
+	for (dir = 0; dir < TSRTT_DIRS; dir++) {
+		assert_true(tsrtt_delay(&ts, dir, 6 * SEC + 100 * MS, &d));
+		assert_int_equal(d, 0);
+	}
+	assert_int_equal(ts.c.ticks_unknown, 0);
+}
+
+/* A table full of flows evicts the oldest, counted. */
+static void
+test_eviction(void **state)
+{
+	struct tsrtt_seg	s;
+	unsigned int		i, used = 0;
+
+	(void)state;
+	for (i = 0; i < 8 * TSRTT_FLOWS_MAX; i++) {
+		seg_keys(&s, (uint8_t)(i & 0xff), (uint16_t)(1024 + i));
+		s.flags = TH_ACK;
+		s.tsval = i;
+		tsrtt_segment(&ts, TSRTT_WAN_DEPART, &s, SEC + i * 1000);
+	}
+	for (i = 0; i < TSRTT_FLOWS_MAX; i++)
+		used += ts.flows[i].family != 0;
+	assert_true(ts.c.evictions >= 6 * TSRTT_FLOWS_MAX);
+	assert_int_equal(used, TSRTT_FLOWS_MAX);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup(test_clean_exact, setup),
+		cmocka_unit_test_setup(test_delayed_ack, setup),
+		cmocka_unit_test_setup(test_retransmission, setup),
+		cmocka_unit_test_setup(test_flow_stops, setup),
+		cmocka_unit_test_setup(test_download_queue, setup),
+		cmocka_unit_test_setup(test_upload_queue, setup),
+		cmocka_unit_test_setup(test_wrap, setup),
+		cmocka_unit_test_setup(test_eviction, setup),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

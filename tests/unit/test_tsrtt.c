@@ -427,6 +427,200 @@ test_eviction(void **state)
 	assert_int_equal(used, TSRTT_FLOWS_MAX);
 }
 
+/* ---- frames through cake_parse() and tsrtt_parse() ---------------------- */
+
+#define FRAME_MAX	128
+
+static void
+put32(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)(v >> 24);
+	p[1] = (uint8_t)(v >> 16);
+	p[2] = (uint8_t)(v >> 8);
+	p[3] = (uint8_t)v;
+}
+
+/* IPv4 10.0.0.2:40000 -> 192.0.2.1:443, TCP with opts; its length. */
+static uint32_t
+frame(uint8_t *f, const uint8_t *opts, uint32_t optlen, uint32_t payload)
+{
+	uint32_t	hdr = 20 + ((optlen + 3) & ~3u);
+	uint32_t	len = 20 + hdr + payload;
+
+	memset(f, 0, FRAME_MAX);
+	f[0] = 0x45;
+	f[2] = (uint8_t)(len >> 8);
+	f[3] = (uint8_t)len;
+	f[8] = 64;
+	f[9] = 6;
+	f[12] = 10;
+	f[15] = 2;
+	f[16] = 192;
+	f[19] = 1;
+	f[20] = 40000 >> 8;
+	f[21] = 40000 & 0xff;
+	f[23] = 443 & 0xff;
+	f[22] = 443 >> 8;
+	put32(f + 24, 1000);		/* seq */
+	f[32] = (uint8_t)(hdr / 4 << 4);
+	f[33] = TH_ACK;
+	memcpy(f + 40, opts, optlen);
+	return len;
+}
+
+static bool
+parse(const uint8_t *f, uint32_t len, enum tsrtt_event ev,
+    struct tsrtt_seg *s)
+{
+	struct cake_pkt_meta	m;
+
+	cake_parse(f, len, CAKE_LINK_IP, &m);
+	return tsrtt_parse(&ts, ev, f, len, &m, s);
+}
+
+static void
+test_parse(void **state)
+{
+	const uint8_t	ok[12] = { 1, 1, 8, 10, 0, 0, 0, 7, 0xff, 0, 0, 9 };
+	uint8_t		f[FRAME_MAX];
+	struct tsrtt_seg s;
+	uint32_t	len;
+
+	(void)state;
+	len = frame(f, ok, sizeof(ok), 10);
+	assert_true(parse(f, len, TSRTT_WAN_DEPART, &s));
+	assert_int_equal(s.tsval, 7);
+	assert_int_equal(s.tsecr, 0xff000009u);
+	assert_int_equal(s.seq, 1000);
+	assert_int_equal(s.payload, 10);
+	assert_int_equal(s.lan_port, 40000);
+	assert_int_equal(s.wan_port, 443);
+	assert_int_equal(s.lan[12], 10);
+	/* Coming from the WAN, the same addresses swap roles. */
+	assert_true(parse(f, len, TSRTT_WAN_ARRIVE, &s));
+	assert_int_equal(s.lan_port, 443);
+	assert_int_equal(s.lan[12], 192);
+	assert_int_equal(ts.c.bad_option, 0);
+	/* Cut inside the options: not parsed as TCP at all. */
+	assert_false(parse(f, 45, TSRTT_WAN_DEPART, &s));
+}
+
+/* Options that are wrong are counted and ignored, never read past. */
+static void
+test_garbage_options(void **state)
+{
+	static const struct {
+		uint8_t		opt[12];
+		uint32_t	len;
+		int		bad;	/* 1: bad_option, 0: no_timestamp */
+	} cases[] = {
+		{ { 2, 0 }, 2, 1 },			/* length 0 */
+		{ { 2, 1, 1, 1 }, 4, 1 },		/* length 1 */
+		{ { 1, 1, 2, 40 }, 4, 1 },		/* past the header */
+		{ { 8, 9, 0, 0, 0, 1, 0, 0, 0, 2 }, 10, 1 }, /* TS of 9 */
+		{ { 1, 1, 1, 8 }, 4, 1 },		/* kind, no length */
+		{ { 0, 8, 10, 0, 0, 0, 1, 0, 0, 0, 2 }, 11, 0 }, /* EOL */
+		{ { 1, 1, 1, 1 }, 4, 0 },		/* only NOPs */
+		{ { 2, 4, 5, 0xb4 }, 4, 0 },		/* MSS only */
+	};
+	uint8_t		f[FRAME_MAX];
+	struct tsrtt_seg s;
+	size_t		i;
+	uint64_t	bad = 0, none = 0;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		assert_false(parse(f, frame(f, cases[i].opt, cases[i].len, 0),
+		    TSRTT_WAN_ARRIVE, &s));
+		bad += cases[i].bad;
+		none += !cases[i].bad;
+		assert_int_equal(ts.c.bad_option, bad);
+		assert_int_equal(ts.c.no_timestamp, none);
+	}
+	/* A data offset below 5 words, or past the packet: not TCP. */
+	frame(f, cases[0].opt, 0, 0);
+	f[32] = 4 << 4;
+	assert_false(parse(f, 40, TSRTT_WAN_ARRIVE, &s));
+	f[32] = 15 << 4;
+	assert_false(parse(f, 40, TSRTT_WAN_ARRIVE, &s));
+	assert_int_equal(ts.c.segments, 0);
+}
+
+/* From the WAN host: addresses and ports swapped. */
+static void
+swap_ends(uint8_t *f)
+{
+	uint8_t	t[4];
+
+	memcpy(t, f + 12, 4);
+	memcpy(f + 12, f + 16, 4);
+	memcpy(f + 16, t, 4);
+	memcpy(t, f + 20, 2);
+	memcpy(f + 20, f + 22, 2);
+	memcpy(f + 22, t, 2);
+}
+
+static uint64_t	prng = 0x9e3779b97f4a7c15ULL;
+
+static uint32_t
+rnd(void)
+{
+	prng ^= prng << 13;
+	prng ^= prng >> 7;
+	prng ^= prng << 17;
+	return (uint32_t)(prng >> 16);
+}
+
+/*
+ * 10^5 frames: a valid TCP frame with timestamps whose bytes after the
+ * IP addresses are randomised (more or fewer), its length cut at random,
+ * TSvals and echoes close to a rising count (so that some match), at random
+ * events and times. Nothing may crash (ASan and UBSan in CI) and the
+ * counters must add up.
+ */
+static void
+test_random_frames(void **state)
+{
+	const uint8_t	ok[12] = { 1, 1, 8, 10, 0, 0, 0, 7, 0, 0, 0, 9 };
+	uint8_t		f[FRAME_MAX];
+	struct cake_pkt_meta m;
+	uint64_t	now = SEC, parsed = 0;
+	enum tsrtt_event ev;
+	uint32_t	len, i, j, n;
+	int64_t		d;
+
+	(void)state;
+	for (i = 0; i < 100000; i++) {
+		len = frame(f, ok, sizeof(ok), 20);
+		put32(f + 44, i / 8 + rnd() % 4);
+		put32(f + 48, i / 8 - rnd() % 4);
+		put32(f + 24, rnd());
+		f[15] = (uint8_t)(rnd() % 4);
+		n = rnd() % 8 == 0 ? 40 : rnd() % 4;
+		for (j = 0; j < n; j++)
+			f[20 + rnd() % (FRAME_MAX - 20)] = (uint8_t)rnd();
+		if (rnd() % 4 == 0)
+			len = rnd() % FRAME_MAX;
+		now += rnd() % (50 * MS);
+		ev = (enum tsrtt_event)(rnd() % 4);
+		if (ev == TSRTT_WAN_ARRIVE || ev == TSRTT_LAN_DEPART)
+			swap_ends(f);
+		cake_parse(f, len, CAKE_LINK_IP, &m);
+		parsed += m.tuple.proto == 6 && m.l4_off != 0;
+		tsrtt_frame(&ts, ev, f, len, &m, now);
+		if (i % 1000 == 0)
+			(void)tsrtt_delay(&ts, (int)(rnd() % 4), now, &d);
+	}
+	assert_true(ts.c.segments > 10000);
+	assert_true(ts.c.bad_option > 100);
+	assert_true(ts.c.samples > 10);
+	assert_true(ts.c.segments + ts.c.no_timestamp + ts.c.bad_option <=
+	    parsed);
+	for (i = 0; i < TSRTT_FLOWS_MAX; i++)
+		assert_true(ts.flows[i].family == 0 ||
+		    ts.flows[i].family == 4 || ts.flows[i].family == 6);
+}
+
 int
 main(void)
 {
@@ -439,6 +633,9 @@ main(void)
 		cmocka_unit_test_setup(test_upload_queue, setup),
 		cmocka_unit_test_setup(test_wrap, setup),
 		cmocka_unit_test_setup(test_eviction, setup),
+		cmocka_unit_test_setup(test_parse, setup),
+		cmocka_unit_test_setup(test_garbage_options, setup),
+		cmocka_unit_test_setup(test_random_frames, setup),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -245,6 +245,8 @@ ctlcmd_direction(struct ctlcmd_ctx *x, int dir)
 	json_array_end(&x->w);
 	if (x->ops->autorate != NULL)
 		x->ops->autorate(x->ops->arg, dir, &x->w);
+	if (x->ops->passive != NULL)
+		x->ops->passive(x->ops->arg, dir, &x->w);
 	if (x->ops->io != NULL)
 		x->ops->io(x->ops->arg, dir, &x->w);
 	json_object_end(&x->w);
@@ -330,6 +332,8 @@ ctlcmd_stats(struct ctlcmd_ctx *x, struct ctlcmd_req *r)
 	json_object_end(&x->w);
 	ctlcmd_control(x);
 	ctlcmd_nat(x);
+	if (x->ops->passive != NULL)
+		x->ops->passive(x->ops->arg, -1, &x->w);
 	if (x->ops->daemon != NULL)
 		x->ops->daemon(x->ops->arg, &x->w);
 	json_object_end(&x->w);
@@ -564,8 +568,16 @@ ctlcmd_hosts_count(const struct cake_flow_stats *f, unsigned int n, int dir,
 	return ip;
 }
 
+/* A passive RTT in microseconds; -1 where it is not measured. */
+static int64_t
+ctlcmd_rtt_us(uint64_t ns)
+{
+	return ns == 0 ? -1 : (int64_t)(ns / 1000);
+}
+
 static void
-ctlcmd_host_json(struct json_writer *w, const struct ctlcmd_host *h)
+ctlcmd_host_json(struct json_writer *w, const struct ctlcmd_host *h,
+    bool rtt)
 {
 	char	addr[CTLCMD_ADDR_MAX];
 
@@ -578,6 +590,10 @@ ctlcmd_host_json(struct json_writer *w, const struct ctlcmd_host *h)
 	json_uint(w, "drops", h->drops);
 	json_uint(w, "marks", h->marks);
 	json_uint(w, CTL_KEY_FLOWS, h->flows);
+	if (rtt) {
+		json_int(w, "rtt_lan_us", ctlcmd_rtt_us(h->rtt_lan_ns));
+		json_int(w, "rtt_wan_us", ctlcmd_rtt_us(h->rtt_wan_ns));
+	}
 	json_object_end(w);
 }
 
@@ -638,8 +654,13 @@ ctlcmd_top_direction(struct ctlcmd_ctx *x, const struct ctlcmd_top *q,
 	json_uint(&x->w, CTL_KEY_TOTAL, n);
 	json_array_begin(&x->w, q->hosts ? CTL_KEY_HOSTS : CTL_KEY_FLOWS);
 	for (i = 0; i < n && i < q->top; i++) {
+		if (q->hosts && x->ops->host_rtt != NULL)
+			x->ops->host_rtt(x->ops->arg, s->hosts[i].addr,
+			    s->hosts[i].family, &s->hosts[i].rtt_lan_ns,
+			    &s->hosts[i].rtt_wan_ns);
 		if (q->hosts)
-			ctlcmd_host_json(&x->w, &s->hosts[i]);
+			ctlcmd_host_json(&x->w, &s->hosts[i],
+			    x->ops->host_rtt != NULL);
 		else
 			ctlcmd_flow_json(&x->w, &s->flows[i], &st);
 	}

@@ -52,6 +52,8 @@ struct ctlcmd_host {
 	uint64_t	backlog_bytes;
 	uint64_t	drops;
 	uint64_t	marks;
+	uint64_t	rtt_lan_ns;	/* passive RTT, LAN side; 0: none */
+	uint64_t	rtt_wan_ns;	/* beyond caked on the WAN side */
 };
 
 /*
@@ -114,6 +116,13 @@ struct ctlcmd_ops {
 	/* Writes dir's "autorate" member, if autorate is on there. */
 	void		(*autorate)(void *arg, int dir,
 			    struct json_writer *w);
+	/* Writes dir's "passive" member; dir -1: the top-level one. */
+	void		(*passive)(void *arg, int dir,
+			    struct json_writer *w);
+	/* The passive RTTs of LAN host addr (ns; 0 where not measured). */
+	void		(*host_rtt)(void *arg, const uint8_t addr[16],
+			    uint8_t family, uint64_t *lan_ns,
+			    uint64_t *wan_ns);
 	/* Writes dir's "io" member: device reads, writes, bad frames. */
 	void		(*io)(void *arg, int dir, struct json_writer *w);
 	/* Writes the "daemon" member: reloads, loop counters, build. */

@@ -35,6 +35,7 @@
 #include "daemon/pool.h"
 #include "daemon/tun.h"
 #include "daemon/vnet.h"
+#include "engine/tsrtt.h"
 
 #define DATAPATH_SCRATCH_BYTES	65536	/* longer than any TUN/TAP frame */
 
@@ -96,6 +97,32 @@ datapath_dequeue(struct datapath *dp, uint64_t now_ns)
 		hostacct_sent(&dp->hosts, datapath_host(dp, pkt),
 		    datapath_keys(pkt)->family, pkt->len, now_ns);
 	return pkt;
+}
+
+void
+datapath_set_tsrtt(struct datapath *dp, struct tsrtt *ts, bool from_lan)
+{
+	dp->ts = ts;
+	dp->ts_from_lan = from_lan;
+}
+
+/*
+ * A frame leaves caked's queue: the passive delay takes its TSval here,
+ * after caked's own queueing, so that it times the path beyond caked.
+ */
+static void
+datapath_departs(struct datapath *dp, struct cake_pkt *const run[],
+    unsigned int n, uint64_t now_ns)
+{
+	unsigned int	i;
+
+	if (dp->ts == NULL)
+		return;
+	for (i = 0; i < n; i++)
+		if (run[i]->meta_valid)
+			tsrtt_frame(dp->ts, dp->ts_from_lan ?
+			    TSRTT_WAN_DEPART : TSRTT_LAN_DEPART, run[i]->data,
+			    run[i]->len, &run[i]->meta, now_ns);
 }
 
 void
@@ -225,6 +252,10 @@ datapath_enqueue(struct datapath *dp, struct cake_pkt *pkt, uint32_t len,
 	pkt->meta_valid = true;
 	datapath_count_kind(dp, &pkt->meta);
 	datapath_check_mtu(dp, pkt, len, now_ns);
+	/* Before caked's queue: an echo's arrival ends a round trip. */
+	if (dp->ts != NULL)
+		tsrtt_frame(dp->ts, dp->ts_from_lan ? TSRTT_LAN_ARRIVE :
+		    TSRTT_WAN_ARRIVE, pkt->data, len, &pkt->meta, now_ns);
 	if (dp->nat != NULL)
 		conntrack_classify(dp->nat, pkt, dp->nat_inbound,
 		    dp->nat_cfg->nat, dp->nat_cfg->fwmark_mask != 0, now_ns);
@@ -419,6 +450,7 @@ datapath_send(struct datapath *dp, uint64_t now_ns)
 	    (next = datapath_dequeue(dp, now_ns)) != NULL)) {
 		datapath_reap(dp);
 		n = datapath_collect(dp, next, run, &next, now_ns);
+		datapath_departs(dp, run, n, now_ns);
 		w = datapath_write_run(dp, run, n, now_ns);
 		if (w == WRITE_BLOCKED) {
 			/* Held in order: the run, then the one after. */

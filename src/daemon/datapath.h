@@ -21,6 +21,7 @@
 struct conntrack;
 struct json_writer;
 struct pool;
+struct tsrtt;
 
 enum datapath_status {
 	DATAPATH_OK = 0,
@@ -75,6 +76,8 @@ struct datapath {
 	uint32_t		 out_mtu;	/* its MTU (loop.c); 0: unknown */
 	bool			 hosts_by_dst;	/* host: destination */
 	struct hostacct		 hosts;		/* sent and dropped per host */
+	struct tsrtt		*ts;		/* passive delay; NULL: none */
+	bool			 ts_from_lan;	/* frames come from the LAN */
 };
 
 void		datapath_init(struct datapath *dp, const char *name, int in_fd,
@@ -87,6 +90,12 @@ void		datapath_init(struct datapath *dp, const char *name, int in_fd,
 void		datapath_set_conntrack(struct datapath *dp,
 		    struct conntrack *ct, const struct cake_config *cfg,
 		    bool inbound);
+/*
+ * Shows every frame to ts (tsrtt.h; NULL: none) as it arrives and as it
+ * leaves caked's queue; from_lan: this is the upload direction.
+ */
+void		datapath_set_tsrtt(struct datapath *dp, struct tsrtt *ts,
+		    bool from_lan);
 /* The largest packet (bytes from the IP header) the read buffers hold. */
 uint32_t	datapath_max_packet(const struct datapath *dp);
 /* Reads a batch from in_fd into the engine. Returns enum datapath_status. */

@@ -44,9 +44,11 @@
 #include "daemon/log.h"
 #include "daemon/loop.h"
 #include "daemon/notify.h"
+#include "daemon/passive.h"
 #include "daemon/service.h"
 #include "daemon/timer.h"
 #include "daemon/tun.h"
+#include "engine/tsrtt.h"
 
 #define LOOP_TIMER_SLACK_NS	1	/* wake close to deadlines */
 #define LOOP_TICK_NS		200000	/* period while deadlines crowd */
@@ -86,6 +88,7 @@ struct loop {
 	struct conntrack	*nat;		/* NULL: not needed or unavailable */
 	bool			 nat_warned;	/* "unavailable" logged once */
 	struct autorate_run		*ar;		/* autorate */
+	struct tsrtt		*ts;		/* passive delay, both ways */
 	struct service		*svc;		/* watchdog and STATUS= */
 };
 
@@ -585,6 +588,29 @@ loop_ctl_autorate(void *arg, int dir, struct json_writer *w)
 }
 
 static void
+loop_ctl_passive(void *arg, int dir, struct json_writer *w)
+{
+	struct loop	*l = arg;
+
+	if (dir == -1)
+		passive_json(l->ts, w);
+	else
+		passive_json_dir(l->ts, dir, timer_now_ns(), w);
+}
+
+static void
+loop_ctl_host_rtt(void *arg, const uint8_t addr[16], uint8_t family,
+    uint64_t *lan_ns, uint64_t *wan_ns)
+{
+	struct loop	*l = arg;
+
+	*lan_ns = *wan_ns = 0;
+	if (l->ts != NULL)
+		tsrtt_host(l->ts, addr, family, timer_now_ns(), lan_ns,
+		    wan_ns);
+}
+
+static void
 loop_ctl_io(void *arg, int dir, struct json_writer *w)
 {
 	struct loop	*l = arg;
@@ -677,6 +703,8 @@ loop_ctl_start(struct loop *l)
 	ops->flows = loop_ctl_flows;
 	ops->autorate = loop_ctl_autorate;
 	ops->io = loop_ctl_io;
+	ops->passive = loop_ctl_passive;
+	ops->host_rtt = loop_ctl_host_rtt;
 	ops->daemon = loop_ctl_daemon;
 	ops->clock = loop_ctl_clock;
 	ops->scratch = *s;
@@ -738,6 +766,7 @@ loop_events(struct loop *l)
 		    s->cfg->mode == CONFIG_MODE_TAP ? CAKE_LINK_ETHERNET :
 		    CAKE_LINK_IP, s->cake[i], s->pool[i]);
 		d->dp.hosts_by_dst = i == CONFIG_DOWNLOAD;
+		datapath_set_tsrtt(&d->dp, l->ts, i == CONFIG_UPLOAD);
 		d->ev_read = event_new(l->base, in_fd, EV_READ | EV_PERSIST,
 		    loop_on_read, d);
 		d->ev_write = event_new(l->base, out_fd, EV_WRITE,
@@ -791,7 +820,7 @@ loop_create(const struct loop_setup *setup)
 		goto fail;
 	}
 	if ((l->ar = autorate_run_create(l->base, setup->probe, l->setup.cake,
-	    loop_ar_changed, l)) == NULL)
+	    loop_ar_changed, l)) == NULL || (l->ts = passive_create()) == NULL)
 		goto fail;
 	if (loop_events(l) == -1 || loop_ctl_start(l) == -1) {
 		log_warnx("cannot set up the loop's events");
@@ -838,6 +867,7 @@ loop_destroy(struct loop *l)
 	httpd_stop(l->httpd);
 	conntrack_close(l->nat);
 	autorate_run_destroy(l->ar);
+	passive_destroy(l->ts);
 	for (i = 0; i < LOOP_SIGNALS; i++)
 		if (l->ev_signal[i] != NULL)
 			event_free(l->ev_signal[i]);

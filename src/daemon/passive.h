@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Copyright (C) 2026 the caked authors */
+/*
+ * passive.h: the daemon's side of the passive delay (engine/tsrtt.h): the
+ * one table both directions' datapaths feed, and its statistics as JSON.
+ */
+#ifndef CAKED_DAEMON_PASSIVE_H
+#define CAKED_DAEMON_PASSIVE_H
+
+#include <stdint.h>
+
+struct json_writer;
+struct tsrtt;
+
+/* A zeroed table (fixed size, allocated once at start); NULL if none. */
+struct tsrtt	*passive_create(void);
+void		 passive_destroy(struct tsrtt *ts);
+/*
+ * Writes direction dir's "passive" member (delay, baseline, recent,
+ * samples, flows sampled) at now_ns. ts may be NULL: nothing is written.
+ */
+void		 passive_json_dir(struct tsrtt *ts, int dir, uint64_t now_ns,
+		    struct json_writer *w);
+/* Writes the top-level "passive" member: the table's counters. */
+void		 passive_json(const struct tsrtt *ts, struct json_writer *w);
+
+#endif /* CAKED_DAEMON_PASSIVE_H */

@@ -39,9 +39,11 @@ enum metrics_scope {
 	M_REFL,		/* directions.DIR.autorate.reflectors[] */
 	M_HOSTS,	/* directions.DIR.hosts */
 	M_HOST,		/* directions.DIR.hosts.busiest[], label host */
+	M_PAS,		/* directions.DIR.passive */
 	M_CONTROL,	/* control */
 	M_NAT,		/* nat */
 	M_DAEMON,	/* daemon */
+	M_PASG,		/* passive */
 };
 
 /* The path prefix of each scope, as metrics_path() takes it. */
@@ -56,9 +58,11 @@ static const char *const metrics_prefix[] = {
 	[M_REFL] = "directions.*.autorate.reflectors[].",
 	[M_HOSTS] = "directions.*.hosts.",
 	[M_HOST] = "directions.*.hosts.busiest[].",
+	[M_PAS] = "directions.*.passive.",
 	[M_CONTROL] = "control.",
 	[M_NAT] = "nat.",
 	[M_DAEMON] = "daemon.",
+	[M_PASG] = "passive.",
 };
 
 #define M_COUNTER	0x01	/* else a gauge */
@@ -319,6 +323,38 @@ static const struct metrics_def metrics_table[] = {
 	{ M_HOST, "drops", "host_dropped_packets_total", C,
 	    "Packets of the host dropped by the engine, busiest hosts only "
 	    "(caked only)." },
+	{ M_PAS, "delay_us", "passive_delay_seconds", M_US | M_NEG_NONE,
+	    "Extra delay of this direction beyond caked, from TCP "
+	    "timestamps; no sample when stale (caked only)." },
+	{ M_PAS, "baseline_us", "passive_rtt_baseline_seconds",
+	    M_US | M_ZERO_NONE,
+	    "Lowest baseline round trip beyond caked of the flows sampled "
+	    "(caked only)." },
+	{ M_PAS, "recent_us", "passive_rtt_recent_seconds", M_US | M_NEG_NONE,
+	    "Baseline plus this direction's extra delay (caked only)." },
+	{ M_PAS, "samples", "passive_delay_samples_total", C,
+	    "Delay samples taken for this direction (caked only)." },
+	{ M_PAS, "flows", "passive_flows_sampled", 0,
+	    "TCP flows that gave a round trip in the last second "
+	    "(caked only)." },
+	{ M_PASG, "segments", "passive_segments_total", C,
+	    "TCP segments with a timestamp option seen (caked only)." },
+	{ M_PASG, "no_timestamp", "passive_no_timestamp_total", C,
+	    "TCP segments without a timestamp option (caked only)." },
+	{ M_PASG, "bad_options", "passive_bad_options_total", C,
+	    "TCP segments with malformed options, ignored (caked only)." },
+	{ M_PASG, "rtt_samples", "passive_rtt_samples_total", C,
+	    "Round trips measured, LAN and WAN side (caked only)." },
+	{ M_PASG, "retransmissions", "passive_retransmissions_total", C,
+	    "Retransmitted segments, which give no sample (caked only)." },
+	{ M_PASG, "expired", "passive_expired_total", C,
+	    "Timestamps never echoed in time (caked only)." },
+	{ M_PASG, "evictions", "passive_evictions_total", C,
+	    "Live flows pushed out of the full table (caked only)." },
+	{ M_PASG, "clocks_unknown", "passive_clocks_unknown_total", C,
+	    "Remote timestamp clocks of no known rate (caked only)." },
+	{ M_PASG, "flows_max", "passive_flows_max", 0,
+	    "Flows the passive table holds at most (caked only)." },
 	{ M_CONTROL, "clients", "control_clients", 0,
 	    "Control clients connected now." },
 	{ M_CONTROL, "clients_max", "control_clients_max", 0,
@@ -624,6 +660,9 @@ metrics_dir(FILE *fp, const struct metrics_def *m,
 	case M_AR:
 		metrics_sample(fp, m, json_get(d, "autorate"), &lb);
 		break;
+	case M_PAS:
+		metrics_sample(fp, m, json_get(d, "passive"), &lb);
+		break;
 	case M_REFL:
 		a = json_get(json_get(d, "autorate"), "reflectors");
 		for (e = a != NULL ? a->child : NULL; e != NULL; e = e->next) {
@@ -649,6 +688,7 @@ static const char *const metrics_global_key[] = {
 	[M_CONTROL] = CTL_KEY_CONTROL,
 	[M_NAT] = "nat",
 	[M_DAEMON] = "daemon",
+	[M_PASG] = "passive",
 };
 
 static void
@@ -716,6 +756,8 @@ metrics_present(const struct metrics_def *m, const struct json_value *reply)
 		obj = "pool";
 	else if (m->scope == M_HOSTS || m->scope == M_HOST)
 		obj = "hosts";
+	else if (m->scope == M_PAS)
+		obj = "passive";
 	if (obj == NULL)
 		return true;
 	d = json_get(reply, CTL_KEY_DIRECTIONS)->child;

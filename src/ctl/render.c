@@ -33,6 +33,7 @@ enum render_kind {
 	RENDER_SIZE,		/* bytes, printed as "1514b" / "4Mb" */
 	RENDER_STR,		/* string, as it is */
 	RENDER_ENDPOINT,	/* address and port: "10.0.0.1:80", "[::1]:80" */
+	RENDER_MS,		/* us, printed as "20.3ms"; "-" if below 0 */
 };
 
 /* The per-tin rows of tc, in tc's order (doc/cake.md §8). */
@@ -292,6 +293,24 @@ render_autorate(FILE *fp, const struct json_value *a)
 	return bad ? -1 : 0;
 }
 
+/* A direction's "passive" object: the delay from TCP timestamps. */
+static int
+render_passive(FILE *fp, const struct json_value *p)
+{
+	char	c[3][RENDER_CELL];
+	int	bad = 0;
+
+	render_us(p, "delay_us", c[0], sizeof(c[0]));
+	render_us(p, "baseline_us", c[1], sizeof(c[1]));
+	render_us(p, "recent_us", c[2], sizeof(c[2]));
+	fprintf(fp, " passive: delay %s (rtt baseline %s recent %s) samples %"
+	    PRIu64 " flows %" PRIu64 "%s%s\n", c[0], c[1], c[2],
+	    render_u64(p, "samples", &bad), render_u64(p, "flows", &bad),
+	    json_get_bool(p, "fresh", false) ? "" : " (stale)",
+	    json_get_bool(p, "split", false) ? "" : " (round trip, not split)");
+	return bad ? -1 : 0;
+}
+
 static int
 render_nat(FILE *fp, const struct json_value *n)
 {
@@ -335,6 +354,8 @@ render_stats(FILE *fp, const struct json_value *reply)
 		bad |= render_tins(fp, d);
 		if (json_get(d, "autorate") != NULL)
 			bad |= render_autorate(fp, json_get(d, "autorate"));
+		if (json_get(d, "passive") != NULL)
+			bad |= render_passive(fp, json_get(d, "passive"));
 	}
 	if (json_get(reply, "nat") != NULL)
 		bad |= render_nat(fp, json_get(reply, "nat"));
@@ -362,6 +383,8 @@ static const struct render_col render_host_cols[] = {
 	{ "DROPS", "drops", NULL, RENDER_NUM, false, "  " },
 	{ "MARKS", "marks", NULL, RENDER_NUM, false, "  " },
 	{ "FLOWS", CTL_KEY_FLOWS, NULL, RENDER_NUM, false, "  " },
+	{ "LAN-RTT", "rtt_lan_us", NULL, RENDER_MS, false, "  " },
+	{ "WAN-RTT", "rtt_wan_us", NULL, RENDER_MS, false, "  " },
 };
 
 static const struct render_col render_flow_cols[] = {
@@ -386,6 +409,25 @@ struct render_table {
 	const char		*noun1;		/* singular */
 };
 
+/*
+ * A passive RTT (us) in ms: "-" where not measured (below 0, or absent:
+ * a daemon without passive RTTs), never an error.
+ */
+static int
+render_ms(const struct json_value *row, const char *key, char *buf,
+    size_t len)
+{
+	const struct json_value	*v = json_get(row, key);
+	long long		 us;
+
+	if (v == NULL || v->str == NULL ||
+	    (us = strtoll(v->str, NULL, 10)) < 0)
+		(void)snprintf(buf, len, "-");
+	else
+		(void)snprintf(buf, len, "%.1fms", (double)us / 1000.0);
+	return 0;
+}
+
 /* One cell of row; "?" and -1 if a field is missing. */
 static int
 render_cell(const struct json_value *row, const struct render_col *c,
@@ -394,6 +436,8 @@ render_cell(const struct json_value *row, const struct render_col *c,
 	const char	*s = json_get_str(row, c->key);
 	uint64_t	 port;
 
+	if (c->kind == RENDER_MS)
+		return render_ms(row, c->key, buf, len);
 	if (c->kind != RENDER_STR && c->kind != RENDER_ENDPOINT)
 		return render_value(row, c->key, c->kind, buf, len);
 	if (s == NULL || (c->kind == RENDER_ENDPOINT &&

@@ -118,6 +118,50 @@ fake_daemon(void *arg, struct json_writer *w)
 	json_object_end(w);
 }
 
+/* Passive delay: split in upload, only the round trip in download. */
+static void
+fake_passive(void *arg, int dir, struct json_writer *w)
+{
+	(void)arg;
+	json_object_begin(w, "passive");
+	if (dir == -1) {
+		json_uint(w, "segments", 90210);
+		json_uint(w, "no_timestamp", 310);
+		json_uint(w, "bad_options", 2);
+		json_uint(w, "rtt_samples", 8800);
+		json_uint(w, "retransmissions", 17);
+		json_uint(w, "expired", 40);
+		json_uint(w, "evictions", 1);
+		json_uint(w, "clocks_unknown", 0);
+		json_uint(w, "flows_max", 1024);
+	} else {
+		json_bool(w, "fresh", true);
+		json_bool(w, "split", dir == 0);
+		json_int(w, "delay_us", dir == 0 ? 3400 : 12800);
+		json_uint(w, "baseline_us", 21300);
+		json_int(w, "recent_us", dir == 0 ? 24700 : 34100);
+		json_uint(w, "samples", dir == 0 ? 4100 : 4700);
+		json_uint(w, "flows", 2);
+	}
+	json_object_end(w);
+}
+
+/* 10.1.0.2 measured on both sides, 10.1.0.4 on the WAN side only. */
+static void
+fake_host_rtt(void *arg, const uint8_t addr[16], uint8_t family,
+    uint64_t *lan_ns, uint64_t *wan_ns)
+{
+	(void)arg;
+	*lan_ns = *wan_ns = 0;
+	if (family != 4 || addr[12] != 10 || addr[13] != 1)
+		return;
+	if (addr[15] == 2) {
+		*lan_ns = 1234000;
+		*wan_ns = 23456000;
+	} else if (addr[15] == 4)
+		*wan_ns = 41000000;
+}
+
 const struct ctlcmd_ops fake_ops = {
 	.arg = &fake,
 	.version = "1.2.3",
@@ -127,6 +171,8 @@ const struct ctlcmd_ops fake_ops = {
 	.counters = fake_counters,
 	.flows = fake_flows,
 	.daemon = fake_daemon,
+	.passive = fake_passive,
+	.host_rtt = fake_host_rtt,
 	.clock = fake_clock,
 	.scratch = { scratch_flows, scratch_hosts, FLOWS_MAX },
 };

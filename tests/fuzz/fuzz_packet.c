@@ -10,6 +10,9 @@
  * Invariants: every offset of the meta lies inside the frame; parsing is
  * deterministic; a rewrite of an IPv4 header with a valid checksum keeps
  * it valid and touches nothing but the TOS byte and the checksum.
+ * The passive-delay reader (tsrtt_frame()) then sees the frame at each of
+ * its four events, from a fresh table each time: it must neither crash
+ * nor write to the frame.
  */
 #include <stdbool.h>
 #include <stdint.h>
@@ -18,6 +21,7 @@
 
 #include "caked/cake.h"
 #include "engine/packet.h"
+#include "engine/tsrtt.h"
 #include "fuzz.h"
 
 static void
@@ -66,6 +70,24 @@ check_rewrites(const uint8_t *frame, uint32_t len, enum cake_link link)
 	free(buf);
 }
 
+/* The frame at every tsrtt event, 10 ms apart; it must stay unchanged. */
+static void
+check_tsrtt(const uint8_t *frame, uint32_t len,
+    const struct cake_pkt_meta *m)
+{
+	static struct tsrtt	ts;	/* large: not on the stack */
+	int64_t			d;
+	int			ev;
+
+	tsrtt_init(&ts);
+	for (ev = TSRTT_LAN_ARRIVE; ev <= TSRTT_LAN_DEPART; ev++)
+		tsrtt_frame(&ts, (enum tsrtt_event)ev, frame, len, m,
+		    1000000000ULL + (uint64_t)ev * 10000000ULL);
+	for (ev = 0; ev < TSRTT_DIRS; ev++)
+		(void)tsrtt_delay(&ts, ev, 2000000000ULL, &d);
+	FUZZ_ASSERT(ts.c.segments <= 4);
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -89,6 +111,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	FUZZ_ASSERT(memcmp(&m1.tuple, &m2.tuple, sizeof(m1.tuple)) == 0);
 	FUZZ_ASSERT(m1.l4_off == m2.l4_off && m1.ip_end == m2.ip_end &&
 	    m1.flags == m2.flags && m1.dsfield == m2.dsfield);
+	FUZZ_ASSERT(memcmp(frame, data + 1, len) == 0);
+	check_tsrtt(frame, len, &m1);
 	FUZZ_ASSERT(memcmp(frame, data + 1, len) == 0);
 	if (data[0] & 2)
 		check_rewrites(data + 1, len, link);

@@ -24,6 +24,7 @@
 #include "engine/csum.h"
 #include "daemon/datapath.h"
 #include "daemon/pool.h"
+#include "engine/tsrtt.h"
 #include "fake/fake_tun.h"
 
 #define IN_FD		(FAKE_TUN_FD0 + 0)
@@ -475,11 +476,65 @@ refused_super_packet_is_held_whole_in_order(void **state)
 	rig_done(&r);
 }
 
+/*
+ * The passive delay sees a segment as it arrives and as it leaves: the
+ * round trip it gives starts at the departure, so caked's own 5 ms of
+ * queueing are not in it.
+ */
+static void
+tsrtt_times_from_departure(void **state)
+{
+	static struct tsrtt	ts;
+	struct tsrtt_seg	echo;
+	struct rig		r;
+	uint8_t			f[20 + 32 + SEG_PAYLOAD];
+	uint64_t		lan, wan, ms = 1000000;
+
+	(void)state;
+	rig_init(&r, false, 0);
+	tsrtt_init(&ts);
+	datapath_set_tsrtt(&r.dp, &ts, true);
+	memset(f, 0, sizeof(f));
+	ipv4(f, sizeof(f), 6, 1);
+	csum_put16(f + 20, 40000);
+	csum_put16(f + 22, 443);
+	csum_put32(f + 24, 1000);
+	f[32] = 8 << 4;
+	f[33] = 0x10;
+	f[40] = f[41] = 1;		/* NOP NOP TS: TSval 77, TSecr 5 */
+	f[42] = 8;
+	f[43] = 10;
+	csum_put32(f + 44, 77);
+	csum_put32(f + 48, 5);
+	assert_int_equal(fake_tun_push(IN_FD, f, sizeof(f)), 0);
+	assert_int_equal(datapath_read(&r.dp, T0), DATAPATH_OK);
+	assert_int_equal(ts.c.segments, 1);
+	assert_int_equal(datapath_send(&r.dp, T0 + 5 * ms), DATAPATH_OK);
+	assert_int_equal(r.nseen, 1);
+	assert_int_equal(ts.c.segments, 2);
+	/* The WAN host's echo, 20 ms after the departure. */
+	memset(&echo, 0, sizeof(echo));
+	echo.lan[10] = echo.lan[11] = echo.wan[10] = echo.wan[11] = 0xff;
+	memcpy(echo.lan + 12, f + 12, 4);
+	memcpy(echo.wan + 12, f + 16, 4);
+	echo.lan_port = 40000;
+	echo.wan_port = 443;
+	echo.family = 4;
+	echo.flags = 0x10;
+	echo.tsval = 9;
+	echo.tsecr = 77;
+	tsrtt_segment(&ts, TSRTT_WAN_ARRIVE, &echo, T0 + 25 * ms);
+	tsrtt_host(&ts, echo.lan, 4, T0 + 30 * ms, &lan, &wan);
+	assert_int_equal(wan, 20 * ms);
+	rig_done(&r);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(eagain_frame_is_held_and_leaves_first),
+		cmocka_unit_test(tsrtt_times_from_departure),
 		cmocka_unit_test(eio_drops_one_counted_frame_and_goes_on),
 		cmocka_unit_test(
 		    many_frames_under_random_refusals_are_all_accounted),

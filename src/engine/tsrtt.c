@@ -567,30 +567,56 @@ tsrtt_view(struct tsrtt *t, int dir, uint64_t now_ns, struct tsrtt_view *v)
 	v->flows = tsrtt_flows_sampled(t, now_ns, &v->baseline_ns);
 }
 
-/* The lower of *cur (0: none) and e's smoothed RTT, if e is recent. */
+/* Sums e's smoothed RTT into sum/n if e was sampled within age_ns. */
 static void
-tsrtt_host_min(const struct tsrtt_end *e, uint64_t now_ns, uint64_t *cur)
+tsrtt_host_add(const struct tsrtt_end *e, uint64_t now_ns, uint64_t age_ns,
+    uint64_t *sum, uint32_t *n)
 {
-	if (e->samples == 0 || tsrtt_since(now_ns, e->last_sample_ns) > TSRTT_FLOW_IDLE_NS)
+	if (e->samples == 0 || tsrtt_since(now_ns, e->last_sample_ns) > age_ns)
 		return;
-	if (*cur == 0 || e->srtt_ns < *cur)
-		*cur = e->srtt_ns;
+	*sum += e->srtt_ns;
+	(*n)++;
+}
+
+/*
+ * The mean smoothed RTT of addr's flows on one side (wan: beyond caked),
+ * over the flows sampled within age_ns; 0 if none.
+ */
+static uint64_t
+tsrtt_host_mean(const struct tsrtt *t, const uint8_t addr[16],
+    uint8_t family, bool wan, uint64_t now_ns, uint64_t age_ns)
+{
+	const struct tsrtt_flow	*f;
+	uint64_t		 sum = 0;
+	uint32_t		 i, n = 0;
+
+	for (i = 0; i < TSRTT_FLOWS_MAX; i++) {
+		f = &t->flows[i];
+		if (f->family == 0 || f->family != family ||
+		    memcmp(f->lan, addr, 16) != 0)
+			continue;
+		tsrtt_host_add(wan ? &f->lan_host : &f->wan_host, now_ns,
+		    age_ns, &sum, &n);
+	}
+	return n == 0 ? 0 : sum / n;
+}
+
+/* The flows active now if there are any, else those of the last 10 s. */
+static uint64_t
+tsrtt_host_side(const struct tsrtt *t, const uint8_t addr[16],
+    uint8_t family, bool wan, uint64_t now_ns)
+{
+	uint64_t	v;
+
+	v = tsrtt_host_mean(t, addr, family, wan, now_ns, TSRTT_FRESH_NS);
+	return v != 0 ? v : tsrtt_host_mean(t, addr, family, wan, now_ns,
+	    TSRTT_FLOW_IDLE_NS);
 }
 
 void
 tsrtt_host(const struct tsrtt *t, const uint8_t addr[16], uint8_t family,
     uint64_t now_ns, uint64_t *lan_ns, uint64_t *wan_ns)
 {
-	const struct tsrtt_flow	*f;
-	uint32_t		 i;
-
-	*lan_ns = *wan_ns = 0;
-	for (i = 0; i < TSRTT_FLOWS_MAX; i++) {
-		f = &t->flows[i];
-		if (f->family == 0 || f->family != family ||
-		    memcmp(f->lan, addr, 16) != 0)
-			continue;
-		tsrtt_host_min(&f->lan_host, now_ns, wan_ns);
-		tsrtt_host_min(&f->wan_host, now_ns, lan_ns);
-	}
+	*lan_ns = tsrtt_host_side(t, addr, family, false, now_ns);
+	*wan_ns = tsrtt_host_side(t, addr, family, true, now_ns);
 }

@@ -178,8 +178,9 @@ void	tsrtt_view(struct tsrtt *t, int dir, uint64_t now_ns,
 	    struct tsrtt_view *v);
 /*
  * The smoothed RTT of LAN host addr (v4-mapped, family 4 or 6) on the LAN
- * side and beyond caked on the WAN side, the lowest of its flows sampled
- * within TSRTT_FLOW_IDLE_NS; 0 where not measured.
+ * side and beyond caked on the WAN side: the mean of its flows sampled
+ * within TSRTT_FRESH_NS, or if none within TSRTT_FLOW_IDLE_NS; 0 where
+ * not measured.
  */
 void	tsrtt_host(const struct tsrtt *t, const uint8_t addr[16],
 	    uint8_t family, uint64_t now_ns, uint64_t *lan_ns,

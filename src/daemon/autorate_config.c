@@ -51,7 +51,7 @@
 static const char *const ar_general_keys[] = {
 	"autorate-reflectors", "autorate-interval",
 	"autorate-reflectors-active", "autorate-probe", "autorate-idle-after",
-	"autorate-idle-interval",
+	"autorate-idle-interval", "autorate-passive",
 };
 static const char *const ar_dir_keys[] = {
 	"autorate", "autorate-min", "autorate-base", "autorate-max",
@@ -90,6 +90,7 @@ ar_defaults(struct caked_config *cfg)
 	cfg->reflectors_n = 0;
 	cfg->reflectors_active = AUTORATE_DEF_ACTIVE;
 	cfg->autorate_probe = AUTORATE_PROBE_AUTO;
+	cfg->autorate_passive = true;
 	cfg->autorate_idle_after_ns = AUTORATE_DEF_IDLE_AFTER_NS;
 	cfg->autorate_idle_interval_ns = AUTORATE_DEF_IDLE_INTERVAL_NS;
 }
@@ -232,6 +233,23 @@ ar_probe(struct ar_ctx *x, struct caked_config *cfg)
 	    v);
 }
 
+/* autorate-passive = yes|no: whether the passive delay reaches autorate. */
+static void
+ar_passive(struct ar_ctx *x, struct caked_config *cfg)
+{
+	char		 buf[INIFILE_LINE_MAX + 1];
+	const char	*v;
+	int		 line;
+
+	if ((v = ar_value(x, 0, "autorate-passive", &line, buf,
+	    sizeof(buf))) == NULL)
+		return;
+	if (config_bool(v) == -1)
+		ar_expect(x, line, 0, "autorate-passive", "yes or no", v);
+	else
+		cfg->autorate_passive = config_bool(v) == 1;
+}
+
 /* autorate-min, -base and -max: sets *Bps if the key is present; -1 if
  * it is present and wrong (reported). */
 static int
@@ -312,6 +330,7 @@ autorate_config_load(struct inifile *f, dictionary *d,
 	    AR_INTERVAL_MAX_US, &interval_ns);
 	ar_active(&x, cfg);
 	ar_probe(&x, cfg);
+	ar_passive(&x, cfg);
 	(void)ar_time(&x, 0, "autorate-idle-after", AR_IDLE_AFTER_MIN_US,
 	    AR_IDLE_AFTER_MAX_US, &cfg->autorate_idle_after_ns);
 	(void)ar_time(&x, 0, "autorate-idle-interval", AR_IDLE_IVL_MIN_US,
@@ -336,11 +355,13 @@ autorate_config_print_general(const struct caked_config *cfg, FILE *fp)
 			fprintf(fp, " %s", a);
 	fprintf(fp, "\nautorate-reflectors-active = %u\n"
 	    "autorate-probe = %s\nautorate-interval = %lluus\n"
-	    "autorate-idle-after = %lluus\nautorate-idle-interval = %lluus\n",
+	    "autorate-idle-after = %lluus\nautorate-idle-interval = %lluus\n"
+	    "autorate-passive = %s\n",
 	    cfg->reflectors_active, probe[cfg->autorate_probe],
 	    (unsigned long long)(cfg->autorate[0].interval_ns / 1000),
 	    (unsigned long long)(cfg->autorate_idle_after_ns / 1000),
-	    (unsigned long long)(cfg->autorate_idle_interval_ns / 1000));
+	    (unsigned long long)(cfg->autorate_idle_interval_ns / 1000),
+	    cfg->autorate_passive ? "yes" : "no");
 }
 
 void

@@ -70,6 +70,7 @@ struct caked_config {
 	int			autorate_probe;	/* AUTORATE_PROBE_* */
 	uint64_t		autorate_idle_after_ns;
 	uint64_t		autorate_idle_interval_ns;
+	bool			autorate_passive;	/* passive delay used */
 	unsigned int		notes;		/* likely mistakes reported */
 };
 

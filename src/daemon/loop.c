@@ -89,6 +89,7 @@ struct loop {
 	bool			 nat_warned;	/* "unavailable" logged once */
 	struct autorate_run		*ar;		/* autorate */
 	struct tsrtt		*ts;		/* passive delay, both ways */
+	uint64_t		 passive_ns;	/* last handed to autorate */
 	struct service		*svc;		/* watchdog and STATUS= */
 };
 
@@ -191,6 +192,8 @@ loop_service(struct loop *l, uint64_t now_ns)
 	loop_schedule(l, now_ns);
 	for (i = 0; i < CONFIG_DIRS; i++)
 		l->dir[i].dp.last_tx = 0;
+	if (l->setup.cfg->autorate_passive)
+		passive_autorate(l->ts, l->ar, &l->passive_ns, now_ns);
 }
 
 static void

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 
 #include "common/json.h"
+#include "daemon/autorate_run.h"
 #include "daemon/log.h"
 #include "daemon/passive.h"
 #include "engine/tsrtt.h"
@@ -59,6 +60,25 @@ passive_json_dir(struct tsrtt *ts, int dir, uint64_t now_ns,
 	json_uint(w, "samples", v.samples);
 	json_uint(w, "flows", v.flows);
 	json_object_end(w);
+}
+
+void
+passive_autorate(struct tsrtt *ts, struct autorate_run *ar,
+    uint64_t *last_ns, uint64_t now_ns)
+{
+	struct tsrtt_view	v;
+	int			dir;
+
+	if (ts == NULL || ar == NULL || (*last_ns != 0 &&
+	    now_ns - *last_ns < PASSIVE_PUSH_NS))
+		return;
+	*last_ns = now_ns;
+	for (dir = TSRTT_UPLOAD; dir <= TSRTT_DOWNLOAD; dir++) {
+		tsrtt_view(ts, dir, now_ns, &v);
+		if (v.fresh && v.delay_ns >= 0)
+			autorate_run_passive(ar, dir, v.baseline_ns +
+			    (uint64_t)v.delay_ns, v.baseline_ns, now_ns);
+	}
 }
 
 void

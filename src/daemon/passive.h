@@ -9,8 +9,11 @@
 
 #include <stdint.h>
 
+struct autorate_run;
 struct json_writer;
 struct tsrtt;
+
+#define PASSIVE_PUSH_NS	50000000ULL	/* to autorate at most every 50 ms */
 
 /* A zeroed table (fixed size, allocated once at start); NULL if none. */
 struct tsrtt	*passive_create(void);
@@ -21,6 +24,13 @@ void		 passive_destroy(struct tsrtt *ts);
  */
 void		 passive_json_dir(struct tsrtt *ts, int dir, uint64_t now_ns,
 		    struct json_writer *w);
+/*
+ * Hands each direction's fresh passive delay to autorate
+ * (autorate_run_passive()), at most every PASSIVE_PUSH_NS since *last_ns,
+ * which it updates. Cheap enough to call on every wakeup.
+ */
+void		 passive_autorate(struct tsrtt *ts, struct autorate_run *ar,
+		    uint64_t *last_ns, uint64_t now_ns);
 /* Writes the top-level "passive" member: the table's counters. */
 void		 passive_json(const struct tsrtt *ts, struct json_writer *w);
 

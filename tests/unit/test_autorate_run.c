@@ -28,6 +28,8 @@
 #include "daemon/autorate_run.h"
 #include "daemon/config.h"
 #include "daemon/log.h"
+#include "daemon/passive.h"
+#include "engine/tsrtt.h"
 #include "fake/fake_event.h"
 #include "fake/fake_probe.h"
 #include "fake/fake_timer.h"
@@ -311,6 +313,48 @@ decision_log_names_the_signal(void **state)
 	assert_non_null(strstr(log, "(signal passive, delay 2.0ms"));
 	assert_non_null(strstr(log, "(signal echo, delay 0.0ms"));
 	free(log);
+}
+
+/*
+ * passive_autorate() hands the table's fresh upload delay to the runner
+ * (at most every PASSIVE_PUSH_NS), and nothing once it is stale: the
+ * controller then goes back to the reflectors.
+ */
+static void
+passive_table_reaches_the_controller(void **state)
+{
+	static struct tsrtt	 ts;
+	struct rig		*r = *state;
+	struct autorate_run_view v;
+	uint64_t		 last = 0, t0 = fake_timer.now_ns;
+	struct tsrtt_delay	*up = &ts.dir[TSRTT_UPLOAD];
+
+	tsrtt_init(&ts);
+	/* A window that closed just now with a 30 ms rise. */
+	up->recent_ns = 30 * MS;
+	up->recent_at_ns = t0;
+	passive_autorate(&ts, r->ar, &last, t0);
+	assert_int_equal(last, t0);
+	/* Within PASSIVE_PUSH_NS nothing is handed over again. */
+	up->recent_ns = 5 * MS;
+	up->recent_at_ns = t0 + 20 * MS;
+	passive_autorate(&ts, r->ar, &last, t0 + 20 * MS);
+	assert_int_equal(last, t0);
+	run_until(r, t0 + 150 * MS);
+	assert_true(autorate_run_view(r->ar, CONFIG_UPLOAD, &v));
+	assert_int_equal(v.dir.in.signal, AUTORATE_SIG_PASSIVE);
+	assert_int_equal(v.dir.in.passive_ns, (int64_t)(30 * MS));
+	/* After it, the new value is. */
+	passive_autorate(&ts, r->ar, &last, t0 + 160 * MS);
+	assert_int_equal(last, t0 + 160 * MS);
+	run_until(r, t0 + 250 * MS);
+	assert_true(autorate_run_view(r->ar, CONFIG_UPLOAD, &v));
+	assert_int_equal(v.dir.in.passive_ns, (int64_t)(5 * MS));
+	/* Stale after TSRTT_FRESH_NS: no more input, echo decides. */
+	passive_autorate(&ts, r->ar, &last, t0 + 3 * S);
+	run_until(r, t0 + 3 * S + 200 * MS);
+	assert_true(autorate_run_view(r->ar, CONFIG_UPLOAD, &v));
+	assert_int_equal(v.dir.in.signal, AUTORATE_SIG_ECHO);
 }
 
 /* Applies cfg again (a reload), with download autorate on too. */
@@ -643,6 +687,9 @@ main(void)
 		cmocka_unit_test_setup_teardown(
 		    reload_without_autorate_stops_probing,
 		    rig_setup, rig_teardown),
+		cmocka_unit_test_setup_teardown(
+		    passive_table_reaches_the_controller, rig_setup,
+		    rig_teardown),
 		cmocka_unit_test_setup_teardown(decision_log_names_the_signal,
 		    rig_setup, rig_teardown),
 		cmocka_unit_test_setup_teardown(

@@ -16,6 +16,11 @@
 #     wire rate the shaper charged / rate, ping RTT idle and under load.
 #  4. CPU: caked's CPU time per forwarded packet at 100 Mbit
 #     (/proc/PID/stat utime+stime over the run / frames caked wrote).
+#  5. CPU per forwarded frame, shaped at 100 Mbit and 1 Gbit (veths
+#     without offloads: one frame is one packet), beside the bare
+#     forwarder (tapfwd -o) carrying the same packet rate (iperf3 paced
+#     to the goodput caked reached); caked once per departure horizon of
+#     BENCH_HORIZONS.
 #
 # Markdown on stdout; progress on stderr. It reports and never fails on
 # time; without root or tools it says so and exits 0 (make bench goes on).
@@ -31,8 +36,12 @@ BENCH_SHAPE_SECS=${BENCH_SHAPE_SECS:-7}
 BENCH_REPEAT=${BENCH_REPEAT:-3}
 # Shaped rates (Mbit/s) of part 3.
 BENCH_RATES=${BENCH_RATES:-10 100 500 900}
-# Parts to run: "datapath" (2) and/or "shaping" (3 and 4).
-BENCH_PARTS=${BENCH_PARTS:-datapath shaping}
+# Parts to run: "datapath" (2), "shaping" (3 and 4), "cpu" (5).
+BENCH_PARTS=${BENCH_PARTS:-datapath shaping cpu}
+# Part 5: shaped rates (Mbit/s), seconds per run, caked's horizons.
+BENCH_CPU_RATES=${BENCH_CPU_RATES:-100 1000}
+BENCH_CPU_SECS=${BENCH_CPU_SECS:-8}
+BENCH_HORIZONS=${BENCH_HORIZONS:-default}
 
 # lib.sh's skip() exits 77; a benchmark that cannot run is no failure.
 if [ "$(id -u)" != 0 ] || ! command -v iperf3 >/dev/null 2>&1 ||
@@ -283,7 +292,100 @@ shaping_part()
 	echo
 }
 
+# Packets the two hosts received (veths without offloads: each frame one
+# packet, however the forwarder wrote it: caked may glue segments).
+packets_delivered()
+{
+	{ ip netns exec "$NS_C" cat /sys/class/net/eth0/statistics/rx_packets
+	  ip netns exec "$NS_S" cat /sys/class/net/eth0/statistics/rx_packets
+	} | awk '{ s += $1 } END { print s + 0 }'
+}
+
+# cpu_ticks: utime+stime of the forwarder (all its threads), in ticks.
+cpu_ticks()
+{
+	awk '{ print $14 + $15 }' "/proc/$FWD_PID/stat"
+}
+
+# cpu_run LABEL [iperf3 options]: one bounded TCP load client -> server
+# through the running forwarder. Sets RUN_US (CPU us per packet forwarded),
+# RUN_PPS (packets forwarded per second), RUN_FRAMES and RUN_GOODPUT.
+cpu_run()
+{
+	local label=$1 c0 c1 f0 f1 t0 t1
+
+	shift
+	c0=$(cpu_ticks) f0=$(packets_delivered) t0=$(date +%s%N)
+	RUN_GOODPUT=$(netns_iperf "$NETNS_TMP/cpu-$label.json" \
+	    "$BENCH_CPU_SECS" "$@")
+	c1=$(cpu_ticks) f1=$(packets_delivered) t1=$(date +%s%N)
+	RUN_FRAMES=$((f1 - f0))
+	RUN_PPS=$(awk -v f="$RUN_FRAMES" -v t="$((t1 - t0))" \
+	    'BEGIN { printf "%.0f", (t > 0) ? f * 1e9 / t : 0 }')
+	RUN_US=$(awk -v c="$((c1 - c0))" -v h="$(getconf CLK_TCK)" \
+	    -v f="$RUN_FRAMES" \
+	    'BEGIN { printf "%.2f", (f > 0) ? c / h * 1e6 / f : 0 }')
+	log "cpu $label: $(mbit "$RUN_GOODPUT") Mbit/s, $RUN_FRAMES frames," \
+	    "$RUN_PPS/s, $RUN_US us/frame"
+}
+
+# cpu_rate RATE: caked shaped at RATE Mbit (once per horizon), then tapfwd
+# -o paced to the goodput caked reached; one table row per caked run.
+cpu_rate()
+{
+	local rate=$1 h rows="" pace
+
+	for h in $BENCH_HORIZONS; do
+		NETNS_CONF_GENERAL=""
+		[ "$h" = default ] ||
+		    NETNS_CONF_GENERAL="departure-horizon = $h"
+		netns_start_caked "${rate}mbit" "${rate}mbit" >&2
+		cpu_run "caked-$rate-$h"
+		netns_stop_fwd
+		rows="$rows$h $RUN_GOODPUT $RUN_PPS $RUN_US
+"
+		pace=$RUN_GOODPUT
+	done
+	NETNS_CONF_GENERAL=""
+	start_tapfwd -o
+	cpu_run "tapfwd-$rate" -b "$pace"
+	netns_stop_fwd
+	echo "$rows" | while read -r h g pps us; do
+		[ -n "$h" ] || continue
+		printf '| %s | %s | %s | %s | %s | %s | %s | %s |\n' "$rate" \
+		    "$h" "$(mbit "$g")" "$pps" "$us" "$RUN_PPS" "$RUN_US" \
+		    "$(ratio "$us" "$RUN_US")"
+	done
+}
+
+cpu_part()
+{
+	local rate
+
+	echo "### 5. CPU per forwarded frame, shaped, beside the bare forwarder"
+	echo
+	echo "Veths without offloads (every frame one packet). caked \`bandwidth R\`"
+	echo "both ways, one TCP stream for ${BENCH_CPU_SECS} s; then tapfwd -o with the"
+	echo "stream paced (iperf3 -b) to caked's goodput, so both forward about the"
+	echo "same packet rate. us / frame: the forwarder's utime+stime over the run"
+	echo "/ packets the two hosts received (both directions, ACKs included)."
+	echo "horizon: caked's"
+	echo "departure-horizon (\`default\` or the value set)."
+	echo
+	echo "| rate Mbit | horizon | caked Mbit/s | caked frames/s | caked us / frame | tapfwd frames/s | tapfwd us / frame | ratio |"
+	echo "|---:|---|---:|---:|---:|---:|---:|---:|"
+	drop_testbeds
+	VETH_OFFLOAD=0
+	netns_topo_tap cp >&2
+	netns_iperf_server >&2
+	for rate in $BENCH_CPU_RATES; do
+		cpu_rate "$rate"
+	done
+	echo
+}
+
 machine
 case $BENCH_PARTS in *datapath*) datapath_part ;; esac
 case $BENCH_PARTS in *shaping*) shaping_part ;; esac
+case $BENCH_PARTS in *cpu*) cpu_part ;; esac
 exit 0

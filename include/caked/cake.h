@@ -359,6 +359,14 @@ int		 cake_enqueue(struct cake *c, struct cake_pkt *pkt,
 /* Returns the next packet that may leave at now_ns, or NULL. */
 struct cake_pkt	*cake_dequeue(struct cake *c, uint64_t now_ns);
 /*
+ * As cake_dequeue(), also for a packet whose departure falls by now_ns +
+ * ahead_ns: it leaves early, the shaper's clock is charged as if it had
+ * left on time (the long-run rate stays exact; a burst spans at most
+ * ahead_ns of the rate plus one packet).
+ */
+struct cake_pkt	*cake_dequeue_ahead(struct cake *c, uint64_t now_ns,
+		    uint64_t ahead_ns);
+/*
  * The instant (ns) at which cake_dequeue() may next return a packet or
  * needs to run (decaying flows); now_ns or earlier means "now";
  * CAKE_TIME_NEVER when nothing is queued.

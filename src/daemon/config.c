@@ -33,6 +33,7 @@
 #include "caked/cake.h"
 #include "caked/ctl.h"
 #include "caked/keywords.h"
+#include "common/units.h"
 #include "daemon/autorate_config.h"
 #include "daemon/config.h"
 #include "daemon/config_int.h"
@@ -48,7 +49,7 @@ static const char *const config_sections[SEC_COUNT] = {
 static const char *const general_keys[] = {
 	"mode", "lan", "wan", "mtu", "control", "user", "log-level", "log",
 	"control-group", "admin-group", "offload", "nat-cache-size",
-	"nat-cache-expiry", "metrics-listen",
+	"nat-cache-expiry", "metrics-listen", "departure-horizon",
 };
 #define GENERAL_KEYS	(sizeof(general_keys) / sizeof(general_keys[0]))
 
@@ -241,6 +242,28 @@ config_nat_cache(struct config_ctx *ctx, const char *key, int line,
 		cfg->nat_cache_expiry_s = (uint32_t)val;
 }
 
+/* departure-horizon TIME: 0 (one departure per wakeup) to 1 ms. */
+static void
+config_horizon(struct config_ctx *ctx, const char *key, int line,
+    const char *v, struct caked_config *cfg)
+{
+	char		err[KEYWORDS_ERR_MAX], expected[96];
+	uint32_t	us;
+
+	if (keywords_parse_time(v, &us, err, sizeof(err)) == -1 ||
+	    us > CONFIG_HORIZON_MAX_US) {
+		(void)snprintf(expected, sizeof(expected), "a time from 0 to "
+		    "%uus (e.g. %uus)", CONFIG_HORIZON_MAX_US,
+		    CONFIG_HORIZON_DEFAULT_US);
+		config_expect(ctx, line, SEC_GENERAL, key, expected, v);
+		return;
+	}
+	if (us != 0)
+		(void)config_note_unit(ctx->file, line, "general", key,
+		    UNITS_TIME, v);
+	cfg->horizon_us = us;
+}
+
 static void
 config_general_key(struct config_ctx *ctx, const char *key, int line,
     const char *v, struct caked_config *cfg)
@@ -312,6 +335,8 @@ config_general_key(struct config_ctx *ctx, const char *key, int line,
 		config_nat_cache(ctx, key, line, v, cfg);
 	else if (strcmp(key, "metrics-listen") == 0)
 		config_metrics_listen(ctx, key, line, v, cfg);
+	else if (strcmp(key, "departure-horizon") == 0)
+		config_horizon(ctx, key, line, v, cfg);
 	else if (strcmp(key, "offload") == 0) {
 		if (config_bool(v) != -1)
 			cfg->offload = config_bool(v) == 1;
@@ -394,6 +419,7 @@ config_defaults(struct caked_config *cfg)
 	(void)snprintf(cfg->wan, sizeof(cfg->wan), "%s", CONFIG_DEFAULT_WAN);
 	cfg->mtu = CONFIG_DEFAULT_MTU;
 	cfg->offload = true;
+	cfg->horizon_us = CONFIG_HORIZON_DEFAULT_US;
 	cfg->nat_cache_size = NATCACHE_SIZE_DEFAULT;
 	cfg->nat_cache_expiry_s = NATCACHE_EXPIRY_DEFAULT_S;
 	(void)snprintf(cfg->control, sizeof(cfg->control), "%s",
@@ -532,6 +558,8 @@ config_print(const struct caked_config *cfg, FILE *fp)
 	if (cfg->nat_cache_expiry_s != NATCACHE_EXPIRY_DEFAULT_S)
 		fprintf(fp, "nat-cache-expiry = %us\n",
 		    cfg->nat_cache_expiry_s);
+	if (cfg->horizon_us != CONFIG_HORIZON_DEFAULT_US)
+		fprintf(fp, "departure-horizon = %uus\n", cfg->horizon_us);
 	if (cfg->metrics_port != 0)
 		fprintf(fp, strchr(cfg->metrics_addr, ':') != NULL ?
 		    "metrics-listen = [%s]:%u\n" : "metrics-listen = %s:%u\n",

@@ -23,6 +23,9 @@
 #define CONFIG_DEFAULT_WAN	"caked-wan"
 #define CONFIG_DEFAULT_CONTROL	"/run/caked/caked.sock"
 #define CONFIG_DEFAULT_MTU	1500
+/* departure-horizon: packets due this soon leave in the same wakeup. */
+#define CONFIG_HORIZON_DEFAULT_US	250
+#define CONFIG_HORIZON_MAX_US		1000
 #define CONFIG_MTU_MIN		68	/* IPv4 minimum (RFC 791) */
 #define CONFIG_MTU_MAX		65535
 #define CONFIG_CONTROL_MAX	108	/* sizeof(sun_path), NUL included */
@@ -49,6 +52,7 @@ struct caked_config {
 	char			wan[IFNAMSIZ];
 	uint32_t		mtu;
 	bool			offload;	/* vnet header, TSO/GSO, csum */
+	uint32_t		horizon_us;	/* departure-horizon */
 	uint32_t		nat_cache_size;		/* entries */
 	uint32_t		nat_cache_expiry_s;	/* idle positive entries */
 	char			control[CONFIG_CONTROL_MAX];

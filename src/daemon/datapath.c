@@ -4,9 +4,11 @@
  * datapath.c: the packet path of one direction. A wakeup reads a bounded
  * batch from the ingress device into pool buffers, parses each frame once
  * and queues it in the direction's CAKE instance; sending dequeues what
- * the shaper allows and writes it to the egress device. A frame the
- * device refuses with EAGAIN is held, not dropped, and sending stops
- * until the device is writable again.
+ * the shaper allows and writes it to the egress device: every packet
+ * whose departure falls within horizon_ns, so one wakeup sends a batch
+ * (cake_dequeue_ahead() keeps the rate exact). A frame the device
+ * refuses with EAGAIN is held, not dropped, and sending stops until the
+ * device is writable again.
  *
  * On devices with a vnet header (offload = yes) frames are read and
  * written through vnet.c (GSO super-packets in large pool buffers), and
@@ -87,13 +89,17 @@ datapath_host(const struct datapath *dp, const struct cake_pkt *pkt)
 	    datapath_keys(pkt)->src;
 }
 
-/* cake_dequeue(), with the packet counted for its host. */
+/*
+ * cake_dequeue_ahead() within the direction's horizon, with the packet
+ * counted for its host.
+ */
 static struct cake_pkt *
 datapath_dequeue(struct datapath *dp, uint64_t now_ns)
 {
 	struct cake_pkt	*pkt;
 
-	if ((pkt = cake_dequeue(dp->cake, now_ns)) != NULL)
+	if ((pkt = cake_dequeue_ahead(dp->cake, now_ns, dp->horizon_ns)) !=
+	    NULL)
 		hostacct_sent(&dp->hosts, datapath_host(dp, pkt),
 		    datapath_keys(pkt)->family, pkt->len, now_ns);
 	return pkt;

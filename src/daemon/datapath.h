@@ -67,6 +67,7 @@ struct datapath {
 	bool			 nat_inbound;	/* packets come from the WAN */
 	int			 gone_errno;
 	uint32_t		 last_tx;	/* sent by the last send */
+	uint64_t		 horizon_ns;	/* send departures this early */
 	struct datapath_stats	 st;
 	struct log_rate		 rl_rx;
 	struct log_rate		 rl_tx;
@@ -100,7 +101,10 @@ void		datapath_set_tsrtt(struct datapath *dp, struct tsrtt *ts,
 uint32_t	datapath_max_packet(const struct datapath *dp);
 /* Reads a batch from in_fd into the engine. Returns enum datapath_status. */
 int		datapath_read(struct datapath *dp, uint64_t now_ns);
-/* Sends what the shaper allows (a held packet first). enum datapath_status. */
+/*
+ * Sends what the shaper allows by now_ns + horizon_ns (a held packet
+ * first). Returns enum datapath_status.
+ */
 int		datapath_send(struct datapath *dp, uint64_t now_ns);
 /* When datapath_send() should next run; CAKE_TIME_NEVER if blocked or idle. */
 uint64_t	datapath_next_ns(const struct datapath *dp, uint64_t now_ns);

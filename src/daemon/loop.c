@@ -4,8 +4,10 @@
  * loop.c: one libevent base for the whole daemon. Read events on the two
  * devices feed the engines; one timerfd, armed at the earliest instant
  * either engine may send (an absolute CLOCK_MONOTONIC deadline), drives
- * dequeues; a write event wakes a direction whose egress device was full.
- * A one-second timer reads the devices' MTU: each direction counts the
+ * dequeues: each wakeup sends every packet due within the departure
+ * horizon ([general] departure-horizon), and the timer is armed for the
+ * first departure beyond it; a write event wakes a direction whose
+ * egress device was full. A one-second timer reads the devices' MTU: each direction counts the
  * packets too large for its egress device, and a device whose MTU
  * exceeds what the read buffers hold is logged (datapath.c).
  * Signals arrive as libevent events, so their work runs in the loop:
@@ -174,7 +176,11 @@ loop_schedule(struct loop *l, uint64_t now_ns)
 	l->armed_ns = next;
 }
 
-/* Sends in every direction that may send now, then re-arms the timer. */
+/*
+ * Sends in every direction with a departure within its horizon (all of
+ * them that are), then re-arms the timer: for the first departure beyond
+ * the horizon, so a wakeup carries a batch and not a packet.
+ */
 static void
 loop_service(struct loop *l, uint64_t now_ns)
 {
@@ -183,8 +189,8 @@ loop_service(struct loop *l, uint64_t now_ns)
 
 	for (i = 0; i < CONFIG_DIRS; i++) {
 		d = &l->dir[i];
-		if (d->dp.held != NULL ||
-		    datapath_next_ns(&d->dp, now_ns) > now_ns)
+		if (d->dp.held != NULL || datapath_next_ns(&d->dp, now_ns) >
+		    now_ns + d->dp.horizon_ns)
 			continue;
 		if (loop_status(l, d, datapath_send(&d->dp, now_ns)) == -1)
 			return;
@@ -234,6 +240,17 @@ loop_on_timer(evutil_socket_t fd, short what, void *arg)
 	if (!l->ticking)
 		l->armed_ns = CAKE_TIME_NEVER;
 	loop_service(l, timer_now_ns());
+}
+
+/* [general] departure-horizon, at start and on each reload. */
+static void
+loop_horizon(struct loop *l)
+{
+	int	i;
+
+	for (i = 0; i < CONFIG_DIRS; i++)
+		l->dir[i].dp.horizon_ns =
+		    (uint64_t)l->setup.cfg->horizon_us * 1000;
 }
 
 /*
@@ -381,6 +398,7 @@ loop_reload(struct loop *l, char *err, size_t errlen)
 		    "refused the options", l->setup.path);
 	else {
 		*l->setup.cfg = new;
+		loop_horizon(l);
 		loop_nat(l, l->setup.cfg);
 		(void)autorate_run_apply(l->ar, l->setup.cfg);
 		if (!l->setup.keep_debug)
@@ -786,6 +804,7 @@ loop_events(struct loop *l)
 	if (l->ev_mtu == NULL || event_add(l->ev_mtu, &mtu_tv) == -1)
 		return -1;
 	loop_on_mtu(-1, 0, l);
+	loop_horizon(l);
 	for (i = 0; i < LOOP_SIGNALS; i++) {
 		l->ev_signal[i] = evsignal_new(l->base, loop_signals[i],
 		    loop_on_signal, l);

@@ -19,9 +19,9 @@ tin_active(const struct cake_tin *t)
 	return t->sparse_flows + t->bulk_flows > 0;
 }
 
-/* Shaped mode (§4): returns the tin to serve, or -1. */
+/* Shaped mode (§4): returns the tin to serve by until_ns, or -1. */
 static int
-pick_tin_shaped(struct cake *c, uint64_t now_ns)
+pick_tin_shaped(struct cake *c, uint64_t until_ns)
 {
 	int		best = -1;
 	uint64_t	best_ns = UINT64_MAX;
@@ -32,7 +32,7 @@ pick_tin_shaped(struct cake *c, uint64_t now_ns)
 
 		if (!tin_active(t))
 			continue;
-		if (t->time_next_ns <= now_ns)
+		if (t->time_next_ns <= until_ns)
 			return i;
 		if (t->time_next_ns < best_ns) {
 			best_ns = t->time_next_ns;
@@ -142,10 +142,11 @@ record_delay(struct cake_tin *t, uint64_t delay_ns)
 /*
  * Pulls packets from flow f through COBALT until one may be delivered.
  * Returns it, or NULL with *again set when the caller must pick anew.
+ * A drop charges the shaper at until_ns, as dequeue_once() does.
  */
 static struct cake_pkt *
 pull(struct cake *c, unsigned int tin, struct cake_flow *f, uint64_t now_ns,
-    bool *again)
+    uint64_t until_ns, bool *again)
 {
 	struct cake_tin		*t = &c->tins[tin];
 	unsigned int		 idx = (unsigned int)(f - t->flows);
@@ -171,8 +172,8 @@ pull(struct cake *c, unsigned int tin, struct cake_flow *f, uint64_t now_ns,
 		f->drops++;
 		c->dropped_pkts++;
 		if (c->cfg.ingress) {
-			uint32_t len = inst_advance_shaper(c, t, pkt, now_ns,
-			    true);
+			uint32_t len = inst_advance_shaper(c, t, pkt,
+			    until_ns, true);
 
 			f->deficit -= (int32_t)len;
 			t->tin_deficit -= (int32_t)len;
@@ -184,9 +185,14 @@ pull(struct cake *c, unsigned int tin, struct cake_flow *f, uint64_t now_ns,
 	}
 }
 
-/* Selects tin and flow and returns the next packet, or NULL. */
+/*
+ * Selects tin and flow and returns the next packet, or NULL. The shaper
+ * (tin thresholds and clocks) decides as at until_ns, the horizon, so a
+ * tin's share within a batch is what it would be at that instant;
+ * COBALT and the sojourn times see the real now_ns.
+ */
 static struct cake_pkt *
-dequeue_once(struct cake *c, uint64_t now_ns)
+dequeue_once(struct cake *c, uint64_t now_ns, uint64_t until_ns)
 {
 	struct cake_flow	*f;
 	struct cake_pkt		*pkt = NULL;
@@ -194,7 +200,7 @@ dequeue_once(struct cake *c, uint64_t now_ns)
 	int			 tin;
 
 	while (c->backlog_pkts > 0) {
-		tin = c->rate.ns != 0 ? pick_tin_shaped(c, now_ns) :
+		tin = c->rate.ns != 0 ? pick_tin_shaped(c, until_ns) :
 		    pick_tin_drr(c);
 		if (tin < 0)
 			return NULL;
@@ -210,7 +216,8 @@ dequeue_once(struct cake *c, uint64_t now_ns)
 				continue;
 			}
 			again = false;
-			pkt = pull(c, (unsigned int)tin, f, now_ns, &again);
+			pkt = pull(c, (unsigned int)tin, f, now_ns, until_ns,
+			    &again);
 			if (pkt != NULL) {
 				uint32_t len;
 
@@ -219,7 +226,7 @@ dequeue_once(struct cake *c, uint64_t now_ns)
 					f->marks++;
 				}
 				record_delay(t, now_ns - pkt->enqueue_ns);
-				len = inst_advance_shaper(c, t, pkt, now_ns,
+				len = inst_advance_shaper(c, t, pkt, until_ns,
 				    false);
 				f->deficit -= (int32_t)len;
 				t->tin_deficit -= (int32_t)len;
@@ -234,16 +241,31 @@ dequeue_once(struct cake *c, uint64_t now_ns)
 struct cake_pkt *
 cake_dequeue(struct cake *c, uint64_t now_ns)
 {
+	return cake_dequeue_ahead(c, now_ns, 0);
+}
+
+/*
+ * A packet whose departure falls by now_ns + ahead_ns leaves now. The
+ * shaper's clock still advances by each packet's duration from where it
+ * was, so the long-run rate is unchanged and packets lead their time by
+ * at most ahead_ns; sojourn times and COBALT see the real now_ns.
+ */
+struct cake_pkt *
+cake_dequeue_ahead(struct cake *c, uint64_t now_ns, uint64_t ahead_ns)
+{
 	struct cake_pkt	*pkt;
+	uint64_t	 until_ns;
 
 	if (c->backlog_pkts == 0)
 		return NULL;
-	if (c->rate.ns != 0 && c->time_next_ns > now_ns &&
-	    c->failsafe_next_ns > now_ns) {
+	until_ns = ahead_ns > CAKE_TIME_NEVER - now_ns ? CAKE_TIME_NEVER :
+	    now_ns + ahead_ns;
+	if (c->rate.ns != 0 && c->time_next_ns > until_ns &&
+	    c->failsafe_next_ns > until_ns) {
 		c->overlimits++;
 		return NULL;
 	}
-	pkt = dequeue_once(c, now_ns);
+	pkt = dequeue_once(c, now_ns, until_ns);
 	if (pkt != NULL) {
 		c->sent_pkts += pkt->segs ? pkt->segs : 1;
 		c->sent_bytes += pkt->len;

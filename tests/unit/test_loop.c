@@ -8,7 +8,8 @@
  * arrive, a device fills, empties or disappears, SIGTERM comes); every
  * run is the same whatever the machine's load. Checked: the timer is
  * armed for exactly the engines' next departure and never when nothing
- * is queued; a refused frame waits for EV_WRITE, not for the timer, and
+ * is queued; with a departure horizon a wakeup sends all that falls
+ * within it and the timer is armed for the first departure beyond it; a refused frame waits for EV_WRITE, not for the timer, and
  * leaves first; 10^5 frames, both ways, through devices that fill at
  * random and refuse 2 % of writes all leave, once each and in order; a
  * SIGHUP applies a new rate at once and a broken file changes nothing;
@@ -76,6 +77,7 @@ struct world {
 	unsigned int		 arms_checked;
 	unsigned int		 arms_while_idle;
 	unsigned int		 arms_off_target;
+	unsigned int		 arms_within_horizon;
 	uint64_t		 last_deadline;
 	char			 conf_dir[64];
 	char			 conf[128];
@@ -86,6 +88,9 @@ struct world {
 	uint64_t		 full_until[CONFIG_DIRS];
 	uint64_t		 next_ns, end_ns;
 	uint64_t		 fulls;
+	uint64_t		 refused[CONFIG_DIRS];	/* refusals(), as
+							 * of the last write
+							 * accepted */
 };
 
 static struct world	*W;
@@ -132,13 +137,34 @@ sink(void *arg, const uint8_t *frame, uint32_t len, unsigned int pieces,
 	w->sent_ns[w->nsent++] = fake_timer.now_ns;
 }
 
+/* Writes refused by direction d's egress device so far. */
+static uint64_t
+refusals(const struct world *w, int d)
+{
+	const struct fake_tun	*out = d == CONFIG_UPLOAD ? w->wan : w->lan;
+
+	return out->writes - out->written;
+}
+
+/*
+ * The earliest departure of a direction that is not waiting for its
+ * egress device (a write refused since its last accepted one: the loop
+ * holds that packet and waits for EV_WRITE, not for the timer).
+ */
 static uint64_t
 engines_next(const struct world *w, uint64_t now_ns)
 {
-	uint64_t	a = cake_next_ns(w->setup.cake[0], now_ns);
-	uint64_t	b = cake_next_ns(w->setup.cake[1], now_ns);
+	uint64_t	t, best = CAKE_TIME_NEVER;
+	int		d;
 
-	return a < b ? a : b;
+	for (d = 0; d < CONFIG_DIRS; d++) {
+		if (refusals(w, d) > w->refused[d])
+			continue;
+		t = cake_next_ns(w->setup.cake[d], now_ns);
+		if (t < best)
+			best = t;
+	}
+	return best;
 }
 
 /* The timer changed: it must be what the engines ask for, no more. */
@@ -156,6 +182,10 @@ watch(void *arg, uint64_t deadline_ns, uint64_t period_ns, uint64_t now_ns)
 		w->arms_while_idle++;
 	else if (period_ns == 0 && deadline_ns != want)
 		w->arms_off_target++;
+	/* What falls within the horizon was sent: never a timer for it. */
+	if (period_ns == 0 && deadline_ns <= now_ns +
+	    (uint64_t)w->cfg.horizon_us * 1000)
+		w->arms_within_horizon++;
 }
 
 #define CONF_UNLIMITED	UINT32_MAX
@@ -348,6 +378,50 @@ timer_is_armed_for_each_departure_and_never_idle(void **state)
 	assert_true(fake_timer.now_ns == T0 + 1000 * MS);
 }
 
+/*
+ * With a departure horizon of 250 us at 100 Mbit/s (80 us a frame), a
+ * wakeup sends every frame due within it: four, the first on arrival,
+ * none more than the horizon early and none late; the timer is armed
+ * once per batch, for the first departure beyond the horizon, and is
+ * disarmed when the queue empties.
+ */
+static void
+horizon_sends_a_batch_per_wakeup(void **state)
+{
+	struct world	*w = *state;
+	uint64_t	 due;
+	unsigned int	 i;
+
+	for (i = 0; i < CONFIG_DIRS; i++) {
+		w->cfg.cake[i].rate_Bps = 12500000;	/* 100 Mbit/s */
+		assert_int_equal(cake_change(w->setup.cake[i],
+		    &w->cfg.cake[i], T0), CAKE_OK);
+	}
+	w->cfg.horizon_us = 250;
+	step(w, T0 + 1 * MS, STEP_PUSH, 50);
+	step(w, T0 + 1000 * MS, STEP_SIGNAL, SIGTERM);
+	assert_int_equal(world_run(w), LOOP_EXIT_STOP);
+	assert_int_equal(w->nsent, 50);
+	for (i = 0; i < 50; i++) {
+		assert_int_equal(w->sent_seq[i], i + 1);
+		due = T0 + 1 * MS + i * 80000;
+		assert_true(w->sent_ns[i] + 250000 + 10 >= due);
+		assert_true(w->sent_ns[i] <= due + 10);
+		/* Four a wakeup: 0, 80, 160 and 240 us into its batch. */
+		assert_true(w->sent_ns[i] == w->sent_ns[i - i % 4]);
+	}
+	print_message("50 frames: %" PRIu64 " arms, %" PRIu64 " expiries, %"
+	    PRIu64 " ticks\n", fake_timer.arms, fake_timer.fired,
+	    fake_timer.ticks);
+	assert_int_equal(fake_timer.arms, 12);	/* 46 frames after the read */
+	assert_int_equal(fake_timer.fired, 12);
+	assert_int_equal(fake_timer.ticks, 0);
+	assert_int_equal(w->arms_within_horizon, 0);
+	assert_int_equal(w->arms_while_idle, 0);
+	assert_int_equal(w->arms_off_target, 0);
+	assert_true(fake_timer.deadline_ns == FAKE_EVENT_NEVER);
+}
+
 static void
 crowded_deadlines_tick_instead_of_rearming(void **state)
 {
@@ -500,6 +574,7 @@ random_sink(void *arg, const uint8_t *frame, uint32_t len,
 	assert_int_equal(len, FRAME);
 	assert_true(seq > w->last[dir]);
 	w->last[dir] = seq;
+	w->refused[dir] = refusals(w, dir);
 	w->seen[dir]++;
 }
 
@@ -556,6 +631,7 @@ random_refusals_lose_and_duplicate_nothing(void **state)
 		assert_int_equal(cake_change(w->setup.cake[i],
 		    &w->cfg.cake[i], T0), CAKE_OK);
 	}
+	w->cfg.horizon_us = 250;	/* batches, with refusals in them */
 	w->rng = 0x2545f4914f6cdd1dULL;
 	w->wan->sink = w->lan->sink = random_sink;
 	w->wan->policy = w->lan->policy = random_policy;
@@ -571,6 +647,7 @@ random_refusals_lose_and_duplicate_nothing(void **state)
 	/* Nothing dropped: every frame left once (the sink checks twice). */
 	assert_int_equal(w->seen[0], RANDOM_FRAMES);
 	assert_int_equal(w->seen[1], RANDOM_FRAMES);
+	assert_int_equal(w->arms_within_horizon, 0);
 	assert_int_equal(w->arms_while_idle, 0);
 	assert_int_equal(w->arms_off_target, 0);
 }
@@ -581,6 +658,9 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(
 		    timer_is_armed_for_each_departure_and_never_idle,
+		    world_setup, world_teardown),
+		cmocka_unit_test_setup_teardown(
+		    horizon_sends_a_batch_per_wakeup,
 		    world_setup, world_teardown),
 		cmocka_unit_test_setup_teardown(
 		    crowded_deadlines_tick_instead_of_rearming,

@@ -427,13 +427,14 @@ ef_op_params(struct ef_in *in)
 	    now.flow_mode == ef.cfg.flow_mode && now.queues == ef.cfg.queues);
 }
 
-/* Op: dequeue up to n packets at the current time. */
+/* Op: dequeue up to n packets due by the current time + ahead_ns. */
 static void
-ef_op_dequeue(unsigned int n)
+ef_op_dequeue(unsigned int n, uint64_t ahead_ns)
 {
 	struct cake_pkt	*p;
 
-	while (n-- > 0 && (p = cake_dequeue(ef.c, ef.now_ns)) != NULL)
+	while (n-- > 0 && (p = cake_dequeue_ahead(ef.c, ef.now_ns,
+	    ahead_ns)) != NULL)
 		ef_check_sent(p);
 }
 
@@ -447,7 +448,7 @@ ef_op_next(void)
 		return;
 	if (t > ef.now_ns && t - ef.now_ns < 10ULL * 1000 * 1000 * 1000)
 		ef.now_ns = t;
-	ef_op_dequeue(4);
+	ef_op_dequeue(4, 0);
 }
 
 static void
@@ -459,7 +460,9 @@ ef_op(struct ef_in *in)
 	case 0: case 1: case 2: ef_op_build(in); break;
 	case 3: ef_op_raw(in); break;
 	case 4: ef.now_ns += (uint64_t)ef_u16(in) << (op >> 4); break;
-	case 5: ef_op_dequeue((op >> 4) + 1U); break;
+	case 5: /* the top bit: a departure horizon of 250 us */
+		ef_op_dequeue((op >> 4 & 7) + 1U, op & 0x80 ? 250000 : 0);
+		break;
 	case 6: ef_op_next(); break;
 	case 7: ef_op_keywords(in); break;
 	case 8: ef_op_params(in); break;
@@ -467,7 +470,7 @@ ef_op(struct ef_in *in)
 		if (op >> 4 == 0)
 			cake_flush(ef.c);
 		else
-			ef_op_dequeue(1);
+			ef_op_dequeue(1, 0);
 		break;
 	}
 }

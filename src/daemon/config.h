@@ -24,7 +24,7 @@
 #define CONFIG_DEFAULT_CONTROL	"/run/caked/caked.sock"
 #define CONFIG_DEFAULT_MTU	1500
 /* departure-horizon: packets due this soon leave in the same wakeup. */
-#define CONFIG_HORIZON_DEFAULT_US	250
+#define CONFIG_HORIZON_DEFAULT_US	500
 #define CONFIG_HORIZON_MAX_US		1000
 #define CONFIG_MTU_MIN		68	/* IPv4 minimum (RFC 791) */
 #define CONFIG_MTU_MAX		65535

@@ -41,7 +41,7 @@ BENCH_PARTS=${BENCH_PARTS:-datapath shaping cpu}
 # Part 5: shaped rates (Mbit/s), seconds per run, caked's horizons.
 BENCH_CPU_RATES=${BENCH_CPU_RATES:-100 1000}
 BENCH_CPU_SECS=${BENCH_CPU_SECS:-8}
-# 0 sends one departure per wakeup (before the horizon), default 250us.
+# 0 sends one departure per wakeup (before the horizon), default 500us.
 BENCH_HORIZONS=${BENCH_HORIZONS:-0 default 1000us}
 
 # lib.sh's skip() exits 77; a benchmark that cannot run is no failure.
@@ -371,7 +371,7 @@ cpu_part()
 	echo "same packet rate. us / frame: the forwarder's utime+stime over the run"
 	echo "/ packets the two hosts received (both directions, ACKs included)."
 	echo "horizon: caked's"
-	echo "departure-horizon (\`default\` is 250us; 0 is one departure per wakeup)."
+	echo "departure-horizon (\`default\` is 500us; 0 is one departure per wakeup)."
 	echo "The kernel delivers a frame written into a TAP device in the writer's"
 	echo "context: the bridge, the receiving host's TCP and, for an ACK, the"
 	echo "segments it releases from the sender count in the forwarder's CPU"

@@ -7,7 +7,9 @@
  * with EAGAIN is held and leaves first; 10^5 frames under random
  * refusals all end as sent or in exactly one counter; a device that is
  * gone ends the path with DATAPATH_GONE; segments of one TCP flow leave
- * as one super-packet.
+ * as one super-packet. With two queues per device, a flood on one queue
+ * cannot starve a quiet flow on the other (it does with one queue), and
+ * each flow is written to one queue.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -29,6 +31,11 @@
 
 #define IN_FD		(FAKE_TUN_FD0 + 0)
 #define OUT_FD		(FAKE_TUN_FD0 + 1)
+#define IN_FD2		(FAKE_TUN_FD0 + 2)	/* second queues */
+#define OUT_FD2		(FAKE_TUN_FD0 + 3)
+#define TAP_QUEUE_LEN	128	/* frames a fake queue holds */
+#define WAKEUPS		200
+#define QUIET_SEQ	0x80000000U	/* the quiet flow's frames */
 #define FLOWS		4
 #define UDP_FRAME	(20 + 8 + 64)
 #define SEG_PAYLOAD	100
@@ -95,9 +102,9 @@ flow_of(uint32_t seq)
 	return (seq * 2654435761U) >> 30;
 }
 
-/* A UDP datagram of flow (its source port) carrying seq. */
-static void
-push_udp(struct rig *r, unsigned int flow, uint32_t seq)
+/* Queues on fd a UDP datagram of flow (its source port) carrying seq. */
+static int
+push_udp_fd(int fd, unsigned int flow, uint32_t seq)
 {
 	uint8_t	f[UDP_FRAME];
 
@@ -107,7 +114,13 @@ push_udp(struct rig *r, unsigned int flow, uint32_t seq)
 	csum_put16(f + 22, 5000);
 	csum_put16(f + 24, sizeof(f) - 20);
 	csum_put32(f + 28, seq);
-	assert_int_equal(fake_tun_push(IN_FD, f, sizeof(f)), 0);
+	return fake_tun_push(fd, f, sizeof(f));
+}
+
+static void
+push_udp(struct rig *r, unsigned int flow, uint32_t seq)
+{
+	assert_int_equal(push_udp_fd(IN_FD, flow, seq), 0);
 	(void)r;
 }
 
@@ -526,6 +539,141 @@ tsrtt_times_from_departure(void **state)
 	tsrtt_segment(&ts, TSRTT_WAN_ARRIVE, &echo, T0 + 25 * ms);
 	tsrtt_host(&ts, echo.lan, 4, T0 + 30 * ms, &lan, &wan);
 	assert_int_equal(wan, 20 * ms);
+/* Each out queue's accepted frames: which flows (source ports) it saw. */
+struct mq_seen {
+	struct rig	*r;
+	uint32_t	 flows;		/* bit (port - 4000) */
+};
+
+static void
+mq_sink(void *arg, const uint8_t *frame, uint32_t len, unsigned int pieces,
+    const struct cake_pkt *desc)
+{
+	struct mq_seen	*m = arg;
+
+	m->flows |= 1U << ((csum_get16(frame + 20) - 4000) & 31);
+	sink(m->r, frame, len, pieces, desc);
+}
+
+/* Gives r's datapath a second queue on each device. */
+static struct fake_tun *
+rig_two_queues(struct rig *r, struct mq_seen *m)
+{
+	const int	 in[2] = { IN_FD, IN_FD2 };
+	const int	 out[2] = { OUT_FD, OUT_FD2 };
+	struct fake_tun	*in2, *out2;
+
+	in2 = fake_tun_add(IN_FD2, false);
+	out2 = fake_tun_add(OUT_FD2, false);
+	m[0].r = m[1].r = r;
+	r->out->sink = out2->sink = mq_sink;
+	r->out->arg = &m[0];
+	out2->arg = &m[1];
+	datapath_set_queues(&r->dp, in, 2, out, 2);
+	return in2;
+}
+
+/*
+ * WAKEUPS wakeups; before each, one flow floods flood_fd with twice a
+ * batch, another offers quiet_fd one frame in the middle of it; each
+ * wakeup reads once and sends everything (unlimited). Returns how many
+ * of the quiet flow's frames were sent.
+ */
+static uint32_t
+flood_run(struct rig *r, int flood_fd, int quiet_fd)
+{
+	uint32_t	i, k, seq = 0, quiet = 0;
+
+	for (i = 0; i < WAKEUPS; i++) {
+		for (k = 0; k < 2 * DATAPATH_RX_BATCH; k++) {
+			(void)push_udp_fd(flood_fd, 1, ++seq);
+			if (k == DATAPATH_RX_BATCH)
+				(void)push_udp_fd(quiet_fd, 2, QUIET_SEQ | i);
+		}
+		assert_int_equal(datapath_read(&r->dp, T0 + i), DATAPATH_OK);
+		assert_int_equal(datapath_send(&r->dp, T0 + i), DATAPATH_OK);
+	}
+	for (i = 0; i < r->nseen; i++)
+		quiet += (r->seen[i] & QUIET_SEQ) != 0;
+	return quiet;
+}
+
+static void
+flooded_queue_cannot_starve_a_quiet_one(void **state)
+{
+	struct mq_seen	 m[2];
+	struct fake_tun	*in2;
+	struct rig	 r;
+	uint32_t	 quiet;
+
+	(void)state;
+	/* One queue: the flood keeps it full, the quiet flow's frames die. */
+	rig_init(&r, false, 0);
+	r.in->rx_limit = TAP_QUEUE_LEN;
+	quiet = flood_run(&r, IN_FD, IN_FD);
+	print_message("one queue: quiet flow %u of %u, queue drops %" PRIu64
+	    "\n", quiet, WAKEUPS, r.in->rx_dropped);
+	assert_true(r.in->rx_dropped > WAKEUPS * DATAPATH_RX_BATCH / 2);
+	assert_true(quiet < WAKEUPS / 10);
+	rig_done(&r);
+	/* Two: the flood fills its own; the other is read every wakeup. */
+	rig_init(&r, false, 0);
+	in2 = rig_two_queues(&r, m);
+	r.in->rx_limit = in2->rx_limit = TAP_QUEUE_LEN;
+	quiet = flood_run(&r, IN_FD, IN_FD2);
+	print_message("two queues: quiet flow %u of %u, flooded queue drops %"
+	    PRIu64 ", quiet queue drops %" PRIu64 "\n", quiet, WAKEUPS,
+	    r.in->rx_dropped, in2->rx_dropped);
+	assert_true(r.in->rx_dropped > WAKEUPS * DATAPATH_RX_BATCH / 2);
+	assert_int_equal(in2->rx_dropped, 0);
+	assert_int_equal(quiet, WAKEUPS);
+	/* The flood still got its share of each wakeup's batch. */
+	assert_true(r.in->reads >= (uint64_t)WAKEUPS *
+	    (DATAPATH_RX_BATCH - DATAPATH_RX_CHUNK));
+	rig_done(&r);
+}
+
+static void
+each_flow_is_written_to_one_queue(void **state)
+{
+	struct mq_seen	m[2];
+	struct rig	r;
+	uint32_t	seq;
+
+	(void)state;
+	rig_init(&r, false, 0);
+	(void)rig_two_queues(&r, m);
+	memset(m, 0, sizeof(m));
+	m[0].r = m[1].r = &r;
+	for (seq = 0; seq < 16 * 20; seq++)
+		push_udp(&r, seq % 16, seq);
+	while (r.in->rx_count > 0)
+		assert_int_equal(datapath_read(&r.dp, T0), DATAPATH_OK);
+	while (cake_next_ns(r.cake, T0) != CAKE_TIME_NEVER)
+		assert_int_equal(datapath_send(&r.dp, T0), DATAPATH_OK);
+	assert_int_equal(r.nseen, 16 * 20);
+	/* Both queues used, no flow on both. */
+	assert_int_not_equal(m[0].flows, 0);
+	assert_int_not_equal(m[1].flows, 0);
+	assert_int_equal(m[0].flows & m[1].flows, 0);
+	assert_int_equal(m[0].flows | m[1].flows, 0xffff);
+	rig_done(&r);
+}
+
+static void
+device_gone_on_any_queue_ends_with_gone(void **state)
+{
+	struct mq_seen	 m[2];
+	struct fake_tun	*in2;
+	struct rig	 r;
+
+	(void)state;
+	rig_init(&r, false, 0);
+	in2 = rig_two_queues(&r, m);
+	push_udp(&r, 0, 1);
+	in2->rx_err = EBADFD;
+	assert_int_equal(datapath_read(&r.dp, T0), DATAPATH_GONE);
+	assert_int_equal(r.dp.gone_errno, EBADFD);
 	rig_done(&r);
 }
 
@@ -543,6 +691,9 @@ main(void)
 		cmocka_unit_test(empty_pool_discards_and_counts),
 		cmocka_unit_test(tcp_segments_leave_as_one_super_packet),
 		cmocka_unit_test(refused_super_packet_is_held_whole_in_order),
+		cmocka_unit_test(flooded_queue_cannot_starve_a_quiet_one),
+		cmocka_unit_test(each_flow_is_written_to_one_queue),
+		cmocka_unit_test(device_gone_on_any_queue_ends_with_gone),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -14,14 +14,16 @@
  * one super-packet (gro.c) by one writev() that gathers their payloads,
  * which the kernel segments again.
  *
- * A device may have several queues (tun_open_queues()). Reads visit them
- * in turn, a chunk from each per round, so that a flood the kernel put
- * on one queue cannot fill the wakeup's batch while another queue
- * overflows in the kernel. Writes go to one queue per flow (a hash of
- * its addresses and ports): the kernel's TAP remembers the queue a flow
- * was last written on and sends that flow's other direction to the same
- * queue, so per-flow writes keep each flow on one queue (no flapping of
- * that table) and spread flows over all of them.
+ * A device may have several queues (tun_open_queues()), each read with
+ * its own budget (a batch) when it is readable: the loop's poll wakes
+ * every ready queue once per turn, so a flood the kernel put on one
+ * queue takes one batch per turn while a quiet queue is emptied every
+ * turn, and never overflows in the kernel behind the flood. Writes go to
+ * one queue per flow (a hash of its addresses and ports): the kernel's
+ * TAP remembers the queue a flow was last written on and sends that
+ * flow's other direction to the same queue, so per-flow writes keep each
+ * flow on one queue (no flapping of that table) and spread flows over
+ * all of them.
  *
  * Nothing is dropped silently: every frame read ends as sent, or in a
  * counter of struct datapath_stats. Nothing here logs per packet; errors
@@ -86,7 +88,6 @@ datapath_set_queues(struct datapath *dp, const int in[], unsigned int nin,
 	memcpy(dp->out_fds, out, dp->out_queues * sizeof(out[0]));
 	dp->in_fd = in[0];
 	dp->out_fd = out[0];
-	dp->in_next = 0;
 }
 
 void
@@ -333,27 +334,15 @@ datapath_read_chunk(struct datapath *dp, int fd, uint64_t now_ns, int *got)
 	return DATAPATH_OK;
 }
 
-/*
- * One round: a chunk from every queue not yet found empty (bit q of
- * *drained), from in_next on. Returns enum datapath_status.
- */
-static int
-datapath_read_round(struct datapath *dp, uint64_t now_ns, int *done,
-    uint32_t *drained)
+int
+datapath_read_fd(struct datapath *dp, int fd, uint64_t now_ns)
 {
-	unsigned int	i, q;
-	int		got, rv;
+	int	done, got, rv;
 
-	for (i = 0; i < dp->in_queues; i++) {
-		q = (dp->in_next + i) % dp->in_queues;
-		if (*drained & (1U << q))
-			continue;
-		rv = datapath_read_chunk(dp, dp->in_fds[q], now_ns, &got);
-		if (rv != DATAPATH_OK)
+	for (done = 0; done < DATAPATH_RX_BATCH; done += got) {
+		rv = datapath_read_chunk(dp, fd, now_ns, &got);
+		if (rv != DATAPATH_OK || got < DATAPATH_RX_CHUNK)
 			return rv;
-		*done += got;
-		if (got < DATAPATH_RX_CHUNK)
-			*drained |= 1U << q;
 	}
 	return DATAPATH_OK;
 }
@@ -361,15 +350,14 @@ datapath_read_round(struct datapath *dp, uint64_t now_ns, int *done,
 int
 datapath_read(struct datapath *dp, uint64_t now_ns)
 {
-	uint32_t	all = (1U << dp->in_queues) - 1, drained = 0;
-	int		done = 0, rv = DATAPATH_OK;
+	unsigned int	q;
+	int		rv;
 
-	while (rv == DATAPATH_OK && drained != all &&
-	    done < DATAPATH_RX_BATCH)
-		rv = datapath_read_round(dp, now_ns, &done, &drained);
-	/* The next wakeup starts one queue further: no queue always first. */
-	dp->in_next = (dp->in_next + 1) % dp->in_queues;
-	return rv;
+	for (q = 0; q < dp->in_queues; q++)
+		if ((rv = datapath_read_fd(dp, dp->in_fds[q], now_ns)) !=
+		    DATAPATH_OK)
+			return rv;
+	return DATAPATH_OK;
 }
 
 /* The outcome of a write that returned rv (vnet_write()'s convention). */

@@ -14,9 +14,8 @@
 #include "daemon/log.h"
 #include "daemon/tun.h"
 
-#define DATAPATH_RX_BATCH	64	/* frames read per wakeup */
-#define DATAPATH_RX_CHUNK	8	/* frames read per pool visit, and per
-					 * queue in each round of a wakeup */
+#define DATAPATH_RX_BATCH	64	/* frames read per queue per wakeup */
+#define DATAPATH_RX_CHUNK	8	/* frames read per pool visit */
 #define DATAPATH_TX_BATCH	256	/* frames written per wakeup */
 #define DATAPATH_DROP_REASONS	(CAKE_DROP_FLUSH + 1)
 
@@ -58,7 +57,6 @@ struct datapath {
 	int			 out_fd;
 	int			 in_fds[TUN_QUEUES_MAX];
 	unsigned int		 in_queues;	/* 1: a single-queue device */
-	unsigned int		 in_next;	/* queue read first next time */
 	int			 out_fds[TUN_QUEUES_MAX];
 	unsigned int		 out_queues;
 	unsigned int		 held_queue;	/* out queue the held wait on */
@@ -113,11 +111,12 @@ void		datapath_set_tsrtt(struct datapath *dp, struct tsrtt *ts,
 /* The largest packet (bytes from the IP header) the read buffers hold. */
 uint32_t	datapath_max_packet(const struct datapath *dp);
 /*
- * Reads a batch from the ingress queues into the engine: up to
- * DATAPATH_RX_CHUNK frames from each queue in turn, round after round
- * while some queue had a full chunk and the batch is not complete, so a
- * flooded queue cannot starve a quiet one. Returns enum datapath_status.
+ * Reads up to a batch from ingress queue fd into the engine (the loop
+ * calls it for each readable queue, so each has its own budget per
+ * turn). Returns enum datapath_status.
  */
+int		datapath_read_fd(struct datapath *dp, int fd, uint64_t now_ns);
+/* The same for every ingress queue in turn. */
 int		datapath_read(struct datapath *dp, uint64_t now_ns);
 /* Sends what the shaper allows (a held packet first). enum datapath_status. */
 int		datapath_send(struct datapath *dp, uint64_t now_ns);

@@ -203,9 +203,9 @@ loop_on_read(evutil_socket_t fd, short what, void *arg)
 	struct loop_dir	*d = arg;
 	uint64_t	 now_ns = timer_now_ns();
 
-	(void)fd;
 	(void)what;
-	if (loop_status(d->loop, d, datapath_read(&d->dp, now_ns)) == 0)
+	if (loop_status(d->loop, d, datapath_read_fd(&d->dp, fd, now_ns)) ==
+	    0)
 		loop_service(d->loop, now_ns);
 }
 

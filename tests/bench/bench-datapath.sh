@@ -16,6 +16,9 @@
 #     wire rate the shaper charged / rate, ping RTT idle and under load.
 #  4. CPU: caked's CPU time per forwarded packet at 100 Mbit
 #     (/proc/PID/stat utime+stime over the run / frames caked wrote).
+#  5. Queues: 64-byte packets per second (tests/netns/floodsend, 16 flows
+#     and 1 flow) through the bare forwarder and caked with
+#     queues-per-device = 1, 2 and 4, unlimited and shaped at 1 Gbit.
 #
 # Markdown on stdout; progress on stderr. It reports and never fails on
 # time; without root or tools it says so and exits 0 (make bench goes on).
@@ -24,6 +27,7 @@
 : "${top_builddir:=.}"
 : "${top_srcdir:=$(cd "$(dirname "$0")/../.." && pwd)}"
 : "${UDPBLAST:=$top_builddir/tests/bench/udpblast}"
+: "${FLOODSEND:=$top_builddir/tests/netns/floodsend}"
 BENCH_TCP_SECS=${BENCH_TCP_SECS:-4}
 BENCH_PPS_SECS=${BENCH_PPS_SECS:-3}
 BENCH_SHAPE_SECS=${BENCH_SHAPE_SECS:-7}
@@ -31,8 +35,10 @@ BENCH_SHAPE_SECS=${BENCH_SHAPE_SECS:-7}
 BENCH_REPEAT=${BENCH_REPEAT:-3}
 # Shaped rates (Mbit/s) of part 3.
 BENCH_RATES=${BENCH_RATES:-10 100 500 900}
-# Parts to run: "datapath" (2) and/or "shaping" (3 and 4).
-BENCH_PARTS=${BENCH_PARTS:-datapath shaping}
+# Parts to run: "datapath" (2), "shaping" (3 and 4), "queues" (5).
+BENCH_PARTS=${BENCH_PARTS:-datapath shaping queues}
+# queues-per-device values of part 5.
+BENCH_QUEUES=${BENCH_QUEUES:-1 2 4}
 
 # lib.sh's skip() exits 77; a benchmark that cannot run is no failure.
 if [ "$(id -u)" != 0 ] || ! command -v iperf3 >/dev/null 2>&1 ||
@@ -283,7 +289,76 @@ shaping_part()
 	echo
 }
 
+# udp_noports: datagrams the server got for a closed port (floodsend's).
+udp_noports()
+{
+	ip netns exec "$NS_S" awk '$1 == "Udp:" && $3 ~ /^[0-9]+$/ {
+		print $3; exit }' /proc/net/snmp
+}
+
+# flood_pps FLOWS: 64-byte frames per second that reached the server.
+flood_pps()
+{
+	local n0 n1
+
+	n0=$(udp_noports)
+	ip netns exec "$NS_C" "$FLOODSEND" "$SERVER_IP" 9 "$BENCH_PPS_SECS" \
+	    "$1" >/dev/null 2>&1 9>&-
+	sleep 0.3
+	n1=$(udp_noports)
+	echo $(( (n1 - n0) / BENCH_PPS_SECS ))
+}
+
+# queues_row LABEL QUEUES RATE: caked (or tapfwd for QUEUES "-") at RATE.
+queues_row()
+{
+	local label=$1 q=$2 rate=$3 p16 p1
+
+	if [ "$q" = - ]; then
+		start_tapfwd
+	else
+		NETNS_CONF_GENERAL="queues-per-device = $q"
+		netns_start_caked "$rate" "$rate" >&2
+	fi
+	p16=$(flood_pps 16)
+	p1=$(flood_pps 1)
+	netns_stop_fwd
+	log "queues $label: 16 flows $p16 pps, 1 flow $p1 pps"
+	[ "$q" = - ] && { PPS16_BARE=$p16; PPS1_BARE=$p1; }
+	printf '| %s | %s | %s | %s | %s |\n' "$label" "$p16" \
+	    "$(ratio "$p16" "$PPS16_BARE")" "$p1" "$(ratio "$p1" "$PPS1_BARE")"
+}
+
+queues_part()
+{
+	local q rate
+
+	[ -x "$FLOODSEND" ] || { log "floodsend not built: part 5 skipped"
+		return; }
+	echo "### 5. 64-byte packets per second by queues-per-device"
+	echo
+	echo "floodsend 18-byte UDP payloads (60-byte frames) for" \
+	    "${BENCH_PPS_SECS} s from 16 flows, then 1 flow, as fast as"
+	echo "the sender goes; frames counted at the server. veths without"
+	echo "offloads. Ratio: / the bare forwarder (tapfwd, one queue)."
+	echo
+	echo "| forwarder | 16 flows pps | ratio | 1 flow pps | ratio |"
+	echo "|---|---:|---:|---:|---:|"
+	drop_testbeds
+	VETH_OFFLOAD=0
+	netns_topo_tap q >&2
+	queues_row tapfwd - unlimited
+	for rate in unlimited 1gbit; do
+		for q in $BENCH_QUEUES; do
+			queues_row "caked $rate, $q queue(s)" "$q" "$rate"
+		done
+	done
+	NETNS_CONF_GENERAL=""
+	echo
+}
+
 machine
 case $BENCH_PARTS in *datapath*) datapath_part ;; esac
 case $BENCH_PARTS in *shaping*) shaping_part ;; esac
+case $BENCH_PARTS in *queues*) queues_part ;; esac
 exit 0

@@ -23,7 +23,10 @@
  * TAP remembers the queue a flow was last written on and sends that
  * flow's other direction to the same queue, so per-flow writes keep each
  * flow on one queue (no flapping of that table) and spread flows over
- * all of them.
+ * all of them. A flow whose queue is busy (the other direction's last
+ * read of it left frames waiting: a flood the kernel put there) is
+ * written to the next queue that is not, so its other direction is read
+ * from a quiet queue, away from the flood.
  *
  * Nothing is dropped silently: every frame read ends as sent, or in a
  * counter of struct datapath_stats. Nothing here logs per packet; errors
@@ -334,6 +337,20 @@ datapath_read_chunk(struct datapath *dp, int fd, uint64_t now_ns, int *got)
 	return DATAPATH_OK;
 }
 
+/* Marks ingress queue fd busy or quiet (in_hot). */
+static void
+datapath_set_hot(struct datapath *dp, int fd, bool hot)
+{
+	unsigned int	q;
+
+	for (q = 0; q < dp->in_queues; q++)
+		if (dp->in_fds[q] == fd) {
+			dp->in_hot = hot ? dp->in_hot | 1U << q :
+			    dp->in_hot & ~(1U << q);
+			return;
+		}
+}
+
 int
 datapath_read_fd(struct datapath *dp, int fd, uint64_t now_ns)
 {
@@ -341,9 +358,12 @@ datapath_read_fd(struct datapath *dp, int fd, uint64_t now_ns)
 
 	for (done = 0; done < DATAPATH_RX_BATCH; done += got) {
 		rv = datapath_read_chunk(dp, fd, now_ns, &got);
-		if (rv != DATAPATH_OK || got < DATAPATH_RX_CHUNK)
+		if (rv != DATAPATH_OK || got < DATAPATH_RX_CHUNK) {
+			datapath_set_hot(dp, fd, false);
 			return rv;
+		}
 	}
+	datapath_set_hot(dp, fd, true);	/* a batch, and more waits */
 	return DATAPATH_OK;
 }
 
@@ -384,6 +404,22 @@ datapath_wrote(struct datapath *dp, int rv, uint32_t len, uint64_t now_ns)
 	return WRITE_DONE;
 }
 
+/* Queue q if it is not busy, else the next one that is not. */
+static unsigned int
+datapath_quiet_queue(const struct datapath *dp, unsigned int q)
+{
+	unsigned int	i, c;
+
+	if (dp->out_hot == NULL || !(*dp->out_hot & 1U << q))
+		return q;
+	for (i = 1; i < dp->out_queues; i++) {
+		c = (q + i) % dp->out_queues;
+		if (!(*dp->out_hot & 1U << c))
+			return c;
+	}
+	return q;	/* all busy: stay */
+}
+
 unsigned int
 datapath_out_queue(const struct datapath *dp, const struct cake_pkt *pkt)
 {
@@ -398,7 +434,8 @@ datapath_out_queue(const struct datapath *dp, const struct cake_pkt *pkt)
 	for (i = 0; i < sizeof(t->src); i++)
 		h = h * 31 + (uint32_t)(t->src[i] ^ t->dst[i]);
 	h *= 0x9e3779b1U;	/* spread the bits before scaling */
-	return (unsigned int)(((uint64_t)h * dp->out_queues) >> 32);
+	return datapath_quiet_queue(dp,
+	    (unsigned int)(((uint64_t)h * dp->out_queues) >> 32));
 }
 
 /*

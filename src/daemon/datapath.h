@@ -60,6 +60,11 @@ struct datapath {
 	int			 out_fds[TUN_QUEUES_MAX];
 	unsigned int		 out_queues;
 	unsigned int		 held_queue;	/* out queue the held wait on */
+	uint32_t		 in_hot;	/* bit q: queue q had more than
+						 * a batch waiting last read */
+	const uint32_t		*out_hot;	/* the other direction's in_hot:
+						 * busy queues of the egress
+						 * device; NULL: unknown */
 	enum cake_link		 link;
 	struct cake		*cake;
 	struct pool		*pool;

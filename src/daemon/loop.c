@@ -771,6 +771,9 @@ loop_dir_events(struct loop *l, size_t i)
 	datapath_set_queues(&d->dp, in, n, out, n);
 	d->dp.hosts_by_dst = i == CONFIG_DOWNLOAD;
 	datapath_set_tsrtt(&d->dp, l->ts, i == CONFIG_UPLOAD);
+	/* Writes avoid the queues the other direction finds flooded. */
+	d->dp.out_hot = &l->dir[i == CONFIG_UPLOAD ? CONFIG_DOWNLOAD :
+	    CONFIG_UPLOAD].dp.in_hot;
 	for (q = 0; q < n; q++) {
 		d->ev_read[q] = event_new(l->base, in[q], EV_READ | EV_PERSIST,
 		    loop_on_read, d);

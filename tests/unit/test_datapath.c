@@ -540,6 +540,9 @@ tsrtt_times_from_departure(void **state)
 	tsrtt_segment(&ts, TSRTT_WAN_ARRIVE, &echo, T0 + 25 * ms);
 	tsrtt_host(&ts, echo.lan, 4, T0 + 30 * ms, &lan, &wan);
 	assert_int_equal(wan, 20 * ms);
+	rig_done(&r);
+}
+
 /* Each out queue's accepted frames: which flows (source ports) it saw. */
 struct mq_seen {
 	struct rig	*r;
@@ -673,6 +676,68 @@ each_flow_is_written_to_one_queue(void **state)
 }
 
 static void
+flows_move_off_a_busy_queue(void **state)
+{
+	struct mq_seen	m[2];
+	struct rig	r;
+	uint32_t	seq, hot = 0, before[2];
+
+	(void)state;
+	rig_init(&r, false, 0);
+	(void)rig_two_queues(&r, m);
+	memset(m, 0, sizeof(m));
+	m[0].r = m[1].r = &r;
+	r.dp.out_hot = &hot;
+	for (seq = 0; seq < 16; seq++)
+		push_udp(&r, seq, seq);
+	(void)datapath_read(&r.dp, T0);
+	assert_int_equal(datapath_send(&r.dp, T0), DATAPATH_OK);
+	before[0] = m[0].flows;
+	before[1] = m[1].flows;
+	assert_int_not_equal(before[0], 0);
+	/* Queue 0 busy: its flows go to queue 1, queue 1's stay. */
+	hot = 1;
+	memset(m, 0, sizeof(m));
+	m[0].r = m[1].r = &r;
+	for (seq = 0; seq < 16; seq++)
+		push_udp(&r, seq, 16 + seq);
+	(void)datapath_read(&r.dp, T0 + 1);
+	assert_int_equal(datapath_send(&r.dp, T0 + 1), DATAPATH_OK);
+	assert_int_equal(m[0].flows, 0);
+	assert_int_equal(m[1].flows, before[0] | before[1]);
+	/* Both busy: each flow keeps its own. */
+	hot = 3;
+	memset(m, 0, sizeof(m));
+	m[0].r = m[1].r = &r;
+	for (seq = 0; seq < 16; seq++)
+		push_udp(&r, seq, 32 + seq);
+	(void)datapath_read(&r.dp, T0 + 2);
+	assert_int_equal(datapath_send(&r.dp, T0 + 2), DATAPATH_OK);
+	assert_int_equal(m[0].flows, before[0]);
+	assert_int_equal(m[1].flows, before[1]);
+	rig_done(&r);
+}
+
+static void
+reading_marks_a_queue_busy_while_frames_wait(void **state)
+{
+	struct rig	r;
+	uint32_t	seq;
+
+	(void)state;
+	rig_init(&r, false, 0);
+	for (seq = 0; seq < DATAPATH_RX_BATCH + 1; seq++)
+		push_udp(&r, 0, seq);
+	assert_int_equal(datapath_read(&r.dp, T0), DATAPATH_OK);
+	assert_int_equal(r.dp.in_hot, 1);	/* one frame left */
+	assert_int_equal(datapath_read(&r.dp, T0), DATAPATH_OK);
+	assert_int_equal(r.dp.in_hot, 0);	/* drained */
+	while (cake_next_ns(r.cake, T0) != CAKE_TIME_NEVER)
+		assert_int_equal(datapath_send(&r.dp, T0), DATAPATH_OK);
+	rig_done(&r);
+}
+
+static void
 device_gone_on_any_queue_ends_with_gone(void **state)
 {
 	struct mq_seen	 m[2];
@@ -706,6 +771,8 @@ main(void)
 		cmocka_unit_test(flooded_queue_cannot_starve_a_quiet_one),
 		cmocka_unit_test(each_flow_is_written_to_one_queue),
 		cmocka_unit_test(device_gone_on_any_queue_ends_with_gone),
+		cmocka_unit_test(flows_move_off_a_busy_queue),
+		cmocka_unit_test(reading_marks_a_queue_busy_while_frames_wait),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -16,7 +16,7 @@
 #     wire rate the shaper charged / rate, ping RTT idle and under load.
 #  4. CPU: caked's CPU time per forwarded packet at 100 Mbit
 #     (/proc/PID/stat utime+stime over the run / frames caked wrote).
-#  5. Queues: 64-byte packets per second (tests/netns/floodsend, 16 flows
+#  5. Queues: 64-byte packets per second (udpblast -s, from 16 flows
 #     and 1 flow) through the bare forwarder and caked with
 #     queues-per-device = 1, 2 and 4, unlimited and shaped at 1 Gbit.
 #
@@ -27,7 +27,6 @@
 : "${top_builddir:=.}"
 : "${top_srcdir:=$(cd "$(dirname "$0")/../.." && pwd)}"
 : "${UDPBLAST:=$top_builddir/tests/bench/udpblast}"
-: "${FLOODSEND:=$top_builddir/tests/netns/floodsend}"
 BENCH_TCP_SECS=${BENCH_TCP_SECS:-4}
 BENCH_PPS_SECS=${BENCH_PPS_SECS:-3}
 BENCH_SHAPE_SECS=${BENCH_SHAPE_SECS:-7}
@@ -289,7 +288,7 @@ shaping_part()
 	echo
 }
 
-# udp_noports: datagrams the server got for a closed port (floodsend's).
+# udp_noports: datagrams the server got for a closed port (part 5's).
 udp_noports()
 {
 	ip netns exec "$NS_S" awk '$1 == "Udp:" && $3 ~ /^[0-9]+$/ {
@@ -302,8 +301,8 @@ flood_pps()
 	local n0 n1
 
 	n0=$(udp_noports)
-	ip netns exec "$NS_C" "$FLOODSEND" "$SERVER_IP" 9 "$BENCH_PPS_SECS" \
-	    "$1" >/dev/null 2>&1 9>&-
+	ip netns exec "$NS_C" "$UDPBLAST" -s "$SERVER_IP" 9 "$BENCH_PPS_SECS" \
+	    18 "$1" >/dev/null 2>&1 9>&-
 	sleep 0.3
 	n1=$(udp_noports)
 	echo $(( (n1 - n0) / BENCH_PPS_SECS ))
@@ -333,11 +332,9 @@ queues_part()
 {
 	local q rate
 
-	[ -x "$FLOODSEND" ] || { log "floodsend not built: part 5 skipped"
-		return; }
 	echo "### 5. 64-byte packets per second by queues-per-device"
 	echo
-	echo "floodsend 18-byte UDP payloads (60-byte frames) for" \
+	echo "udpblast -s 18-byte UDP payloads (60-byte frames) for" \
 	    "${BENCH_PPS_SECS} s from 16 flows, then 1 flow, as fast as"
 	echo "the sender goes; frames counted at the server. veths without"
 	echo "offloads. Ratio: / the bare forwarder (tapfwd, one queue)."

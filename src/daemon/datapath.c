@@ -363,7 +363,7 @@ datapath_read_fd(struct datapath *dp, int fd, uint64_t now_ns)
 			return rv;
 		}
 	}
-	datapath_set_hot(dp, fd, true);	/* a batch, and more waits */
+	datapath_set_hot(dp, fd, true);	/* a whole batch: more may wait */
 	return DATAPATH_OK;
 }
 

@@ -26,7 +26,8 @@
  * all of them. A flow whose queue is busy (the other direction's last
  * read of it left frames waiting: a flood the kernel put there) is
  * written to the next queue that is not, so its other direction is read
- * from a quiet queue, away from the flood.
+ * from a quiet queue, away from the flood; a queue stays busy for a
+ * second after it last was, so that such flows do not flap back.
  *
  * Nothing is dropped silently: every frame read ends as sent, or in a
  * counter of struct datapath_stats. Nothing here logs per packet; errors
@@ -337,18 +338,26 @@ datapath_read_chunk(struct datapath *dp, int fd, uint64_t now_ns, int *got)
 	return DATAPATH_OK;
 }
 
-/* Marks ingress queue fd busy or quiet (in_hot). */
+/*
+ * Marks ingress queue fd busy (in_hot), or quiet once it has not been
+ * busy for DATAPATH_BUSY_HOLD_NS: a flood caked now and then catches up
+ * with must not send the flows moved off its queue back onto it.
+ */
 static void
-datapath_set_hot(struct datapath *dp, int fd, bool hot)
+datapath_set_hot(struct datapath *dp, int fd, bool hot, uint64_t now_ns)
 {
 	unsigned int	q;
 
-	for (q = 0; q < dp->in_queues; q++)
-		if (dp->in_fds[q] == fd) {
-			dp->in_hot = hot ? dp->in_hot | 1U << q :
-			    dp->in_hot & ~(1U << q);
-			return;
-		}
+	for (q = 0; q < dp->in_queues; q++) {
+		if (dp->in_fds[q] != fd)
+			continue;
+		if (hot) {
+			dp->in_hot |= 1U << q;
+			dp->in_hot_ns[q] = now_ns;
+		} else if (now_ns - dp->in_hot_ns[q] > DATAPATH_BUSY_HOLD_NS)
+			dp->in_hot &= ~(1U << q);
+		return;
+	}
 }
 
 int
@@ -359,11 +368,11 @@ datapath_read_fd(struct datapath *dp, int fd, uint64_t now_ns)
 	for (done = 0; done < DATAPATH_RX_BATCH; done += got) {
 		rv = datapath_read_chunk(dp, fd, now_ns, &got);
 		if (rv != DATAPATH_OK || got < DATAPATH_RX_CHUNK) {
-			datapath_set_hot(dp, fd, false);
+			datapath_set_hot(dp, fd, false, now_ns);
 			return rv;
 		}
 	}
-	datapath_set_hot(dp, fd, true);	/* a whole batch: more may wait */
+	datapath_set_hot(dp, fd, true, now_ns);	/* more may wait */
 	return DATAPATH_OK;
 }
 

@@ -17,6 +17,8 @@
 #define DATAPATH_RX_BATCH	64	/* frames read per queue per wakeup */
 #define DATAPATH_RX_CHUNK	8	/* frames read per pool visit */
 #define DATAPATH_TX_BATCH	256	/* frames written per wakeup */
+#define DATAPATH_BUSY_HOLD_NS	1000000000ULL	/* a queue stays busy so long
+					 * after it last had a batch waiting */
 #define DATAPATH_DROP_REASONS	(CAKE_DROP_FLUSH + 1)
 
 struct conntrack;
@@ -61,7 +63,9 @@ struct datapath {
 	unsigned int		 out_queues;
 	unsigned int		 held_queue;	/* out queue the held wait on */
 	uint32_t		 in_hot;	/* bit q: queue q had more than
-						 * a batch waiting last read */
+						 * a batch waiting, within
+						 * DATAPATH_BUSY_HOLD_NS */
+	uint64_t		 in_hot_ns[TUN_QUEUES_MAX];	/* when */
 	const uint32_t		*out_hot;	/* the other direction's in_hot:
 						 * busy queues of the egress
 						 * device; NULL: unknown */

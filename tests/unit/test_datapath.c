@@ -730,8 +730,12 @@ reading_marks_a_queue_busy_while_frames_wait(void **state)
 		push_udp(&r, 0, seq);
 	assert_int_equal(datapath_read(&r.dp, T0), DATAPATH_OK);
 	assert_int_equal(r.dp.in_hot, 1);	/* one frame left */
-	assert_int_equal(datapath_read(&r.dp, T0), DATAPATH_OK);
-	assert_int_equal(r.dp.in_hot, 0);	/* drained */
+	assert_int_equal(datapath_read(&r.dp, T0 + 1), DATAPATH_OK);
+	assert_int_equal(r.dp.in_hot, 1);	/* drained, but held busy */
+	push_udp(&r, 0, seq);
+	assert_int_equal(datapath_read(&r.dp, T0 + DATAPATH_BUSY_HOLD_NS + 1),
+	    DATAPATH_OK);
+	assert_int_equal(r.dp.in_hot, 0);	/* quiet for the hold time */
 	while (cake_next_ns(r.cake, T0) != CAKE_TIME_NEVER)
 		assert_int_equal(datapath_send(&r.dp, T0), DATAPATH_OK);
 	rig_done(&r);

@@ -50,6 +50,7 @@ static const char *const general_keys[] = {
 	"mode", "lan", "wan", "mtu", "control", "user", "log-level", "log",
 	"control-group", "admin-group", "offload", "nat-cache-size",
 	"nat-cache-expiry", "metrics-listen", "departure-horizon",
+	"queues-per-device",
 };
 #define GENERAL_KEYS	(sizeof(general_keys) / sizeof(general_keys[0]))
 
@@ -206,6 +207,22 @@ config_metrics_listen(struct config_ctx *ctx, const char *key, int line,
 	cfg->metrics_port = (uint16_t)port;
 }
 
+/* queues-per-device N: 1 keeps single-queue devices. */
+static void
+config_queues(struct config_ctx *ctx, const char *key, int line,
+    const char *v, struct caked_config *cfg)
+{
+	char		expected[64];
+	unsigned long	n;
+
+	if (config_parse_uint(v, CONFIG_QUEUES_MAX, &n) == -1 || n < 1) {
+		(void)snprintf(expected, sizeof(expected), "a number from 1 "
+		    "to %d", CONFIG_QUEUES_MAX);
+		config_expect(ctx, line, SEC_GENERAL, key, expected, v);
+	} else
+		cfg->queues = (uint32_t)n;
+}
+
 /* nat-cache-size ENTRIES, nat-cache-expiry SECONDS[s]. */
 static void
 config_nat_cache(struct config_ctx *ctx, const char *key, int line,
@@ -337,6 +354,8 @@ config_general_key(struct config_ctx *ctx, const char *key, int line,
 		config_metrics_listen(ctx, key, line, v, cfg);
 	else if (strcmp(key, "departure-horizon") == 0)
 		config_horizon(ctx, key, line, v, cfg);
+	else if (strcmp(key, "queues-per-device") == 0)
+		config_queues(ctx, key, line, v, cfg);
 	else if (strcmp(key, "offload") == 0) {
 		if (config_bool(v) != -1)
 			cfg->offload = config_bool(v) == 1;
@@ -420,6 +439,7 @@ config_defaults(struct caked_config *cfg)
 	cfg->mtu = CONFIG_DEFAULT_MTU;
 	cfg->offload = true;
 	cfg->horizon_us = CONFIG_HORIZON_DEFAULT_US;
+	cfg->queues = CONFIG_DEFAULT_QUEUES;
 	cfg->nat_cache_size = NATCACHE_SIZE_DEFAULT;
 	cfg->nat_cache_expiry_s = NATCACHE_EXPIRY_DEFAULT_S;
 	(void)snprintf(cfg->control, sizeof(cfg->control), "%s",
@@ -553,6 +573,7 @@ config_print(const struct caked_config *cfg, FILE *fp)
 	if (cfg->admin_group[0] != '\0')
 		config_print_str(fp, "admin-group", cfg->admin_group);
 	fprintf(fp, "offload = %s\n", cfg->offload ? "yes" : "no");
+	fprintf(fp, "queues-per-device = %u\n", cfg->queues);
 	if (cfg->nat_cache_size != NATCACHE_SIZE_DEFAULT)
 		fprintf(fp, "nat-cache-size = %u\n", cfg->nat_cache_size);
 	if (cfg->nat_cache_expiry_s != NATCACHE_EXPIRY_DEFAULT_S)
@@ -591,6 +612,8 @@ config_restart_needed(const struct caked_config *old,
 		return "[general] mtu";
 	if (old->offload != new->offload)
 		return "[general] offload";
+	if (old->queues != new->queues)
+		return "[general] queues-per-device";
 	if (old->nat_cache_size != new->nat_cache_size)
 		return "[general] nat-cache-size";
 	if (strcmp(old->control, new->control) != 0)

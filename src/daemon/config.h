@@ -28,6 +28,8 @@
 #define CONFIG_HORIZON_MAX_US		1000
 #define CONFIG_MTU_MIN		68	/* IPv4 minimum (RFC 791) */
 #define CONFIG_MTU_MAX		65535
+#define CONFIG_DEFAULT_QUEUES	2	/* queues-per-device, measured */
+#define CONFIG_QUEUES_MAX	16	/* TUN_QUEUES_MAX */
 #define CONFIG_CONTROL_MAX	108	/* sizeof(sun_path), NUL included */
 #define CONFIG_ADDR_MAX		46	/* INET6_ADDRSTRLEN */
 #define CONFIG_USER_MAX		64
@@ -53,6 +55,7 @@ struct caked_config {
 	uint32_t		mtu;
 	bool			offload;	/* vnet header, TSO/GSO, csum */
 	uint32_t		horizon_us;	/* departure-horizon */
+	uint32_t		queues;		/* queues-per-device */
 	uint32_t		nat_cache_size;		/* entries */
 	uint32_t		nat_cache_expiry_s;	/* idle positive entries */
 	char			control[CONFIG_CONTROL_MAX];

@@ -16,6 +16,21 @@
  * one super-packet (gro.c) by one writev() that gathers their payloads,
  * which the kernel segments again.
  *
+ * A device may have several queues (tun_open_queues()), each read with
+ * its own budget (a batch) when it is readable: the loop's poll wakes
+ * every ready queue once per turn, so a flood the kernel put on one
+ * queue takes one batch per turn while a quiet queue is emptied every
+ * turn, and never overflows in the kernel behind the flood. Writes go to
+ * one queue per flow (a hash of its addresses and ports): the kernel's
+ * TAP remembers the queue a flow was last written on and sends that
+ * flow's other direction to the same queue, so per-flow writes keep each
+ * flow on one queue (no flapping of that table) and spread flows over
+ * all of them. A flow whose queue is busy (the other direction's last
+ * read of it left frames waiting: a flood the kernel put there) is
+ * written to the next queue that is not, so its other direction is read
+ * from a quiet queue, away from the flood; a queue stays busy for a
+ * second after it last was, so that such flows do not flap back.
+ *
  * Nothing is dropped silently: every frame read ends as sent, or in a
  * counter of struct datapath_stats. Nothing here logs per packet; errors
  * go through log_rate_warnx(). The module neither sleeps nor arms timers:
@@ -61,8 +76,24 @@ datapath_init(struct datapath *dp, const char *name, int in_fd, int out_fd,
 	dp->link = link;
 	dp->cake = cake;
 	dp->pool = pool;
+	dp->in_fds[0] = in_fd;
+	dp->in_queues = 1;
+	dp->out_fds[0] = out_fd;
+	dp->out_queues = 1;
 	dp->in_vnet = tun_has_vnet(in_fd);
 	dp->out_vnet = tun_has_vnet(out_fd);
+}
+
+void
+datapath_set_queues(struct datapath *dp, const int in[], unsigned int nin,
+    const int out[], unsigned int nout)
+{
+	dp->in_queues = nin >= 1 && nin <= TUN_QUEUES_MAX ? nin : 1;
+	dp->out_queues = nout >= 1 && nout <= TUN_QUEUES_MAX ? nout : 1;
+	memcpy(dp->in_fds, in, dp->in_queues * sizeof(in[0]));
+	memcpy(dp->out_fds, out, dp->out_queues * sizeof(out[0]));
+	dp->in_fd = in[0];
+	dp->out_fd = out[0];
 }
 
 void
@@ -159,21 +190,25 @@ datapath_rx_error(struct datapath *dp, uint64_t now_ns)
 	return DATAPATH_OK;
 }
 
-/* The pool is empty: read and count a batch so the device cannot spin us. */
+/*
+ * The pool is empty: read and count a chunk from queue fd, so that the
+ * device cannot spin us; *got gets how many.
+ */
 static int
-datapath_discard(struct datapath *dp, uint64_t now_ns)
+datapath_discard(struct datapath *dp, int fd, uint64_t now_ns, int *got)
 {
 	uint8_t *const	bufs[1] = { datapath_scratch };
 	const uint32_t	caps[1] = { sizeof(datapath_scratch) };
 	uint32_t	lens[1];
 	int		i, n;
 
-	for (i = 0; i < DATAPATH_RX_BATCH; i++) {
-		if ((n = tun_read_batch(dp->in_fd, bufs, caps, lens, 1)) == -1)
+	for (i = 0; i < DATAPATH_RX_CHUNK; i++) {
+		if ((n = tun_read_batch(fd, bufs, caps, lens, 1)) == -1)
 			return datapath_rx_error(dp, now_ns);
 		if (n == 0)
 			break;
 		dp->st.rx_nobuf++;
+		(*got)++;
 	}
 	if (i > 0)
 		log_rate_warnx(&dp->rl_nobuf, now_ns, "%s: packet pool "
@@ -272,12 +307,12 @@ datapath_enqueue(struct datapath *dp, struct cake_pkt *pkt, uint32_t len,
 }
 
 /*
- * Reads up to DATAPATH_RX_CHUNK frames into the engine; *got gets how
- * many. Buffers are taken a chunk at a time, so that a wakeup for one
- * frame does not take (and clear) a whole batch of them.
+ * Reads up to DATAPATH_RX_CHUNK frames from queue fd into the engine;
+ * *got gets how many. Buffers are taken a chunk at a time, so that a
+ * wakeup for one frame does not take (and clear) a whole batch of them.
  */
 static int
-datapath_read_chunk(struct datapath *dp, uint64_t now_ns, int *got)
+datapath_read_chunk(struct datapath *dp, int fd, uint64_t now_ns, int *got)
 {
 	struct cake_pkt	*pkts[DATAPATH_RX_CHUNK];
 	uint8_t		*bufs[DATAPATH_RX_CHUNK];
@@ -292,12 +327,12 @@ datapath_read_chunk(struct datapath *dp, uint64_t now_ns, int *got)
 		caps[n] = pkts[n]->cap;
 	}
 	if (n == 0)
-		return datapath_discard(dp, now_ns);
+		return datapath_discard(dp, fd, now_ns, got);
 	if (dp->in_vnet)
-		*got = vnet_read_batch(dp->in_fd, dp->pool, &dp->rx_spare,
-		    pkts, lens, n);
+		*got = vnet_read_batch(fd, dp->pool, &dp->rx_spare, pkts,
+		    lens, n);
 	else
-		*got = tun_read_batch(dp->in_fd, bufs, caps, lens, n);
+		*got = tun_read_batch(fd, bufs, caps, lens, n);
 	for (i = *got > 0 ? *got : 0; i < n; i++)
 		pool_put(dp->pool, pkts[i]);
 	if (*got == -1) {
@@ -309,16 +344,54 @@ datapath_read_chunk(struct datapath *dp, uint64_t now_ns, int *got)
 	return DATAPATH_OK;
 }
 
+/*
+ * Marks ingress queue fd busy (in_hot), or quiet once it has not been
+ * busy for DATAPATH_BUSY_HOLD_NS: a flood caked now and then catches up
+ * with must not send the flows moved off its queue back onto it.
+ */
+static void
+datapath_set_hot(struct datapath *dp, int fd, bool hot, uint64_t now_ns)
+{
+	unsigned int	q;
+
+	for (q = 0; q < dp->in_queues; q++) {
+		if (dp->in_fds[q] != fd)
+			continue;
+		if (hot) {
+			dp->in_hot |= 1U << q;
+			dp->in_hot_ns[q] = now_ns;
+		} else if (now_ns - dp->in_hot_ns[q] > DATAPATH_BUSY_HOLD_NS)
+			dp->in_hot &= ~(1U << q);
+		return;
+	}
+}
+
 int
-datapath_read(struct datapath *dp, uint64_t now_ns)
+datapath_read_fd(struct datapath *dp, int fd, uint64_t now_ns)
 {
 	int	done, got, rv;
 
 	for (done = 0; done < DATAPATH_RX_BATCH; done += got) {
-		rv = datapath_read_chunk(dp, now_ns, &got);
-		if (rv != DATAPATH_OK || got < DATAPATH_RX_CHUNK)
+		rv = datapath_read_chunk(dp, fd, now_ns, &got);
+		if (rv != DATAPATH_OK || got < DATAPATH_RX_CHUNK) {
+			datapath_set_hot(dp, fd, false, now_ns);
 			return rv;
+		}
 	}
+	datapath_set_hot(dp, fd, true, now_ns);	/* more may wait */
+	return DATAPATH_OK;
+}
+
+int
+datapath_read(struct datapath *dp, uint64_t now_ns)
+{
+	unsigned int	q;
+	int		rv;
+
+	for (q = 0; q < dp->in_queues; q++)
+		if ((rv = datapath_read_fd(dp, dp->in_fds[q], now_ns)) !=
+		    DATAPATH_OK)
+			return rv;
 	return DATAPATH_OK;
 }
 
@@ -346,21 +419,72 @@ datapath_wrote(struct datapath *dp, int rv, uint32_t len, uint64_t now_ns)
 	return WRITE_DONE;
 }
 
+/* Queue q if it is not busy, else the next one that is not. */
+static unsigned int
+datapath_quiet_queue(const struct datapath *dp, unsigned int q)
+{
+	unsigned int	i, c;
+
+	if (dp->out_hot == NULL || !(*dp->out_hot & 1U << q))
+		return q;
+	for (i = 1; i < dp->out_queues; i++) {
+		c = (q + i) % dp->out_queues;
+		if (!(*dp->out_hot & 1U << c))
+			return c;
+	}
+	return q;	/* all busy: stay */
+}
+
+unsigned int
+datapath_out_queue(const struct datapath *dp, const struct cake_pkt *pkt)
+{
+	const struct cake_tuple	*t = &pkt->meta.tuple;
+	uint32_t		 h;
+	size_t			 i;
+
+	if (dp->out_queues <= 1 || !pkt->meta_valid)
+		return 0;
+	/* Both directions of a flow alike; non-IP (all zero) on queue 0. */
+	h = t->proto ^ (uint32_t)(t->sport ^ t->dport) << 8;
+	for (i = 0; i < sizeof(t->src); i++)
+		h = h * 31 + (uint32_t)(t->src[i] ^ t->dst[i]);
+	h *= 0x9e3779b1U;	/* spread the bits before scaling */
+	return datapath_quiet_queue(dp,
+	    (unsigned int)(((uint64_t)h * dp->out_queues) >> 32));
+}
+
+/*
+ * The outcome of a write of pkt's flow that returned rv: a refused one
+ * is waited for on the queue it was refused by.
+ */
+static enum datapath_write
+datapath_wrote_q(struct datapath *dp, int rv, uint32_t len, unsigned int q,
+    uint64_t now_ns)
+{
+	enum datapath_write	w;
+
+	if ((w = datapath_wrote(dp, rv, len, now_ns)) == WRITE_BLOCKED)
+		dp->held_queue = q;
+	return w;
+}
+
 /* Writes pkt; unless blocked, gives it back to the pool. */
 static enum datapath_write
 datapath_write(struct datapath *dp, struct cake_pkt *pkt, uint64_t now_ns)
 {
 	enum datapath_write	w;
-	int			rv;
+	unsigned int		q = datapath_out_queue(dp, pkt);
+	int			rv, fd = dp->out_fds[q];
 
 	if (dp->out_vnet)
-		rv = vnet_write(dp->out_fd, pkt);
+		rv = vnet_write(fd, pkt);
 	else if (pkt->gso_type != CAKE_GSO_NONE || pkt->csum_partial) {
 		errno = EPROTO;	/* cannot be: both devices have headers */
 		rv = -1;
 	} else
-		rv = tun_write(dp->out_fd, pkt->data, pkt->len);
-	if ((w = datapath_wrote(dp, rv, pkt->len, now_ns)) != WRITE_BLOCKED)
+		rv = tun_write(fd, pkt->data, pkt->len);
+	if ((w = datapath_wrote_q(dp, rv, pkt->len, q, now_ns)) !=
+	    WRITE_BLOCKED)
 		pool_put(dp->pool, pkt);
 	return w;
 }
@@ -405,13 +529,14 @@ datapath_write_run(struct datapath *dp, struct cake_pkt *run[],
 	struct iovec		iov[GRO_SEGS_MAX];
 	struct cake_pkt		desc;
 	enum datapath_write	w;
-	unsigned int		i;
+	unsigned int		i, q;
 
 	if (n == 1)
 		return datapath_write(dp, run[0], now_ns);
+	q = datapath_out_queue(dp, run[0]);	/* one flow: one queue */
 	gro_gather(run, n, &desc, hdr, iov);
-	w = datapath_wrote(dp, vnet_writev(dp->out_fd, &desc, desc.cap,
-	    iov, n), desc.len, now_ns);
+	w = datapath_wrote_q(dp, vnet_writev(dp->out_fds[q], &desc, desc.cap,
+	    iov, n), desc.len, q, now_ns);
 	if (w == WRITE_BLOCKED)
 		return w;
 	dp->st.tx_coalesced += n;

@@ -12,10 +12,13 @@
 #include "caked/cake.h"
 #include "daemon/hostacct.h"
 #include "daemon/log.h"
+#include "daemon/tun.h"
 
-#define DATAPATH_RX_BATCH	64	/* frames read per wakeup */
+#define DATAPATH_RX_BATCH	64	/* frames read per queue per wakeup */
 #define DATAPATH_RX_CHUNK	8	/* frames read per pool visit */
 #define DATAPATH_TX_BATCH	256	/* frames written per wakeup */
+#define DATAPATH_BUSY_HOLD_NS	1000000000ULL	/* a queue stays busy so long
+					 * after it last had a batch waiting */
 #define DATAPATH_DROP_REASONS	(CAKE_DROP_FLUSH + 1)
 
 struct conntrack;
@@ -52,8 +55,20 @@ struct datapath_stats {
 
 struct datapath {
 	const char		*name;		/* "upload" or "download" */
-	int			 in_fd;
+	int			 in_fd;		/* queue 0 of each device */
 	int			 out_fd;
+	int			 in_fds[TUN_QUEUES_MAX];
+	unsigned int		 in_queues;	/* 1: a single-queue device */
+	int			 out_fds[TUN_QUEUES_MAX];
+	unsigned int		 out_queues;
+	unsigned int		 held_queue;	/* out queue the held wait on */
+	uint32_t		 in_hot;	/* bit q: queue q had more than
+						 * a batch waiting, within
+						 * DATAPATH_BUSY_HOLD_NS */
+	uint64_t		 in_hot_ns[TUN_QUEUES_MAX];	/* when */
+	const uint32_t		*out_hot;	/* the other direction's in_hot:
+						 * busy queues of the egress
+						 * device; NULL: unknown */
 	enum cake_link		 link;
 	struct cake		*cake;
 	struct pool		*pool;
@@ -85,6 +100,12 @@ void		datapath_init(struct datapath *dp, const char *name, int in_fd,
 		    int out_fd, enum cake_link link, struct cake *cake,
 		    struct pool *pool);
 /*
+ * Gives dp the queues of its devices (in[0] and out[0] as in_fd and
+ * out_fd); 1 <= nin, nout <= TUN_QUEUES_MAX.
+ */
+void		datapath_set_queues(struct datapath *dp, const int in[],
+		    unsigned int nin, const int out[], unsigned int nout);
+/*
  * Looks each packet up in conntrack (ct, or NULL for none) before it is
  * queued, as cfg's nat and fwmark_mask say; cfg must outlive dp.
  */
@@ -99,13 +120,22 @@ void		datapath_set_tsrtt(struct datapath *dp, struct tsrtt *ts,
 		    bool from_lan);
 /* The largest packet (bytes from the IP header) the read buffers hold. */
 uint32_t	datapath_max_packet(const struct datapath *dp);
-/* Reads a batch from in_fd into the engine. Returns enum datapath_status. */
+/*
+ * Reads up to a batch from ingress queue fd into the engine (the loop
+ * calls it for each readable queue, so each has its own budget per
+ * turn). Returns enum datapath_status.
+ */
+int		datapath_read_fd(struct datapath *dp, int fd, uint64_t now_ns);
+/* The same for every ingress queue in turn. */
 int		datapath_read(struct datapath *dp, uint64_t now_ns);
 /*
  * Sends what the shaper allows by now_ns + horizon_ns (a held packet
  * first). Returns enum datapath_status.
  */
 int		datapath_send(struct datapath *dp, uint64_t now_ns);
+/* The egress queue a flow's packet is written to (see datapath.c). */
+unsigned int	datapath_out_queue(const struct datapath *dp,
+		    const struct cake_pkt *pkt);
 /* When datapath_send() should next run; CAKE_TIME_NEVER if blocked or idle. */
 uint64_t	datapath_next_ns(const struct datapath *dp, uint64_t now_ns);
 /* Takes the engine's dropped packets back into the pool, counted by reason. */

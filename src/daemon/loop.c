@@ -62,8 +62,8 @@ static const int loop_signals[] = { SIGTERM, SIGINT, SIGHUP, SIGUSR1 };
 struct loop_dir {
 	struct loop	*loop;
 	struct datapath	 dp;
-	struct event	*ev_read;
-	struct event	*ev_write;
+	struct event	*ev_read[TUN_QUEUES_MAX];	/* a queue each */
+	struct event	*ev_write[TUN_QUEUES_MAX];
 };
 
 struct loop {
@@ -108,9 +108,10 @@ loop_stop(struct loop *l, int code)
 static int
 loop_status(struct loop *l, struct loop_dir *d, int status)
 {
-	if (status == DATAPATH_BLOCKED && !event_pending(d->ev_write,
-	    EV_WRITE, NULL))
-		event_add(d->ev_write, NULL);
+	struct event	*ev = d->ev_write[d->dp.held_queue];
+
+	if (status == DATAPATH_BLOCKED && !event_pending(ev, EV_WRITE, NULL))
+		event_add(ev, NULL);
 	if (status != DATAPATH_GONE)
 		return 0;
 	errno = d->dp.gone_errno;
@@ -208,9 +209,9 @@ loop_on_read(evutil_socket_t fd, short what, void *arg)
 	struct loop_dir	*d = arg;
 	uint64_t	 now_ns = timer_now_ns();
 
-	(void)fd;
 	(void)what;
-	if (loop_status(d->loop, d, datapath_read(&d->dp, now_ns)) == 0)
+	if (loop_status(d->loop, d, datapath_read_fd(&d->dp, fd, now_ns)) ==
+	    0)
 		loop_service(d->loop, now_ns);
 }
 
@@ -769,33 +770,49 @@ loop_on_signal(evutil_socket_t sig, short what, void *arg)
 	}
 }
 
+/* Direction i's datapath over its devices' queues, and their events. */
+static int
+loop_dir_events(struct loop *l, size_t i)
+{
+	const struct loop_setup	*s = &l->setup;
+	struct loop_dir		*d = &l->dir[i];
+	unsigned int		 q, n = s->queues > 1 ? s->queues : 1;
+	const int		*lan = n > 1 ? s->lan_fds : &s->lan_fd;
+	const int		*wan = n > 1 ? s->wan_fds : &s->wan_fd;
+	const int		*in = i == CONFIG_UPLOAD ? lan : wan;
+	const int		*out = i == CONFIG_UPLOAD ? wan : lan;
+
+	d->loop = l;
+	datapath_init(&d->dp, config_dir_name(i), in[0], out[0],
+	    s->cfg->mode == CONFIG_MODE_TAP ? CAKE_LINK_ETHERNET :
+	    CAKE_LINK_IP, s->cake[i], s->pool[i]);
+	datapath_set_queues(&d->dp, in, n, out, n);
+	d->dp.hosts_by_dst = i == CONFIG_DOWNLOAD;
+	datapath_set_tsrtt(&d->dp, l->ts, i == CONFIG_UPLOAD);
+	/* Writes avoid the queues the other direction finds flooded. */
+	d->dp.out_hot = &l->dir[i == CONFIG_UPLOAD ? CONFIG_DOWNLOAD :
+	    CONFIG_UPLOAD].dp.in_hot;
+	for (q = 0; q < n; q++) {
+		d->ev_read[q] = event_new(l->base, in[q], EV_READ | EV_PERSIST,
+		    loop_on_read, d);
+		d->ev_write[q] = event_new(l->base, out[q], EV_WRITE,
+		    loop_on_write, d);
+		if (d->ev_read[q] == NULL || d->ev_write[q] == NULL ||
+		    event_add(d->ev_read[q], NULL) == -1)
+			return -1;
+	}
+	return 0;
+}
+
 static int
 loop_events(struct loop *l)
 {
-	const struct loop_setup	*s = &l->setup;
 	struct timeval		 mtu_tv = { LOOP_MTU_POLL_S, 0 };
-	struct loop_dir		*d;
 	size_t			 i;
-	int			 in_fd, out_fd;
 
-	for (i = 0; i < CONFIG_DIRS; i++) {
-		d = &l->dir[i];
-		d->loop = l;
-		in_fd = i == CONFIG_UPLOAD ? s->lan_fd : s->wan_fd;
-		out_fd = i == CONFIG_UPLOAD ? s->wan_fd : s->lan_fd;
-		datapath_init(&d->dp, config_dir_name(i), in_fd, out_fd,
-		    s->cfg->mode == CONFIG_MODE_TAP ? CAKE_LINK_ETHERNET :
-		    CAKE_LINK_IP, s->cake[i], s->pool[i]);
-		d->dp.hosts_by_dst = i == CONFIG_DOWNLOAD;
-		datapath_set_tsrtt(&d->dp, l->ts, i == CONFIG_UPLOAD);
-		d->ev_read = event_new(l->base, in_fd, EV_READ | EV_PERSIST,
-		    loop_on_read, d);
-		d->ev_write = event_new(l->base, out_fd, EV_WRITE,
-		    loop_on_write, d);
-		if (d->ev_read == NULL || d->ev_write == NULL ||
-		    event_add(d->ev_read, NULL) == -1)
+	for (i = 0; i < CONFIG_DIRS; i++)
+		if (loop_dir_events(l, i) == -1)
 			return -1;
-	}
 	l->ev_timer = event_new(l->base, l->timer_fd, EV_READ | EV_PERSIST,
 	    loop_on_timer, l);
 	if (l->ev_timer == NULL || event_add(l->ev_timer, NULL) == -1)
@@ -872,17 +889,20 @@ loop_run(struct loop *l)
 void
 loop_destroy(struct loop *l)
 {
-	size_t	i;
+	size_t		i;
+	unsigned int	q;
 
 	if (l == NULL)
 		return;
 	for (i = 0; i < CONFIG_DIRS; i++) {
 		if (l->dir[i].dp.cake != NULL)
 			datapath_flush(&l->dir[i].dp);
-		if (l->dir[i].ev_read != NULL)
-			event_free(l->dir[i].ev_read);
-		if (l->dir[i].ev_write != NULL)
-			event_free(l->dir[i].ev_write);
+		for (q = 0; q < TUN_QUEUES_MAX; q++) {
+			if (l->dir[i].ev_read[q] != NULL)
+				event_free(l->dir[i].ev_read[q]);
+			if (l->dir[i].ev_write[q] != NULL)
+				event_free(l->dir[i].ev_write[q]);
+		}
 	}
 	service_destroy(l->svc);
 	ctlsock_stop(l->setup.ctl);	/* its events use our base */

@@ -8,6 +8,8 @@
 
 #include <stdint.h>
 
+#include "daemon/tun.h"
+
 struct cake;
 struct caked_config;
 struct ctlsock;
@@ -30,6 +32,9 @@ struct loop_setup {
 	int			 keep_debug;	/* -d: keep debug on reload */
 	int			 lan_fd;
 	int			 wan_fd;
+	unsigned int		 queues;	/* > 1: the fds below instead */
+	int			 lan_fds[TUN_QUEUES_MAX];
+	int			 wan_fds[TUN_QUEUES_MAX];
 	struct cake		*cake[2];	/* upload, download */
 	struct pool		*pool[2];
 	struct ctlsock		*ctl;		/* control socket, or NULL */

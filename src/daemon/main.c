@@ -52,7 +52,8 @@
 
 struct main_state {
 	struct caked_config	 cfg;
-	int			 fd[CONFIG_DIRS];	/* lan, wan */
+	int			 fd[CONFIG_DIRS][TUN_QUEUES_MAX]; /* lan, wan */
+	unsigned int		 queues;		/* opened per device */
 	struct pool		*pool[CONFIG_DIRS];	/* upload, download */
 	struct cake		*cake[CONFIG_DIRS];
 	struct ctlsock		*ctl;			/* control socket */
@@ -124,6 +125,41 @@ main_report_stderr(void *arg, const char *msg)
 }
 
 /*
+ * Opens device name as ms->queues queues into fds[]. A persistent
+ * device made without multi_queue refuses more than one (EINVAL): it is
+ * then used with one, as before queues-per-device existed.
+ */
+static int
+main_device_queues(struct main_state *ms, const char *name, int vnet,
+    int fds[], unsigned int *features)
+{
+	int	tap = ms->cfg.mode == CONFIG_MODE_TAP;
+
+	if (tun_open_queues(name, tap, vnet, ms->queues, fds,
+	    features) == 0)
+		return 0;
+	if (errno != EINVAL || ms->queues == 1)
+		return -1;
+	log_warn("%s: cannot open %u queues (a persistent device made "
+	    "without multi_queue?), using one", name, ms->queues);
+	ms->queues = 1;
+	return tun_open_queues(name, tap, vnet, 1, fds, features);
+}
+
+/* Closes every queue of device i; its fds become -1. */
+static void
+main_device_close(struct main_state *ms, int i)
+{
+	unsigned int	q;
+
+	for (q = 0; q < TUN_QUEUES_MAX; q++) {
+		if (ms->fd[i][q] != -1)
+			close(ms->fd[i][q]);
+		ms->fd[i][q] = -1;
+	}
+}
+
+/*
  * Opens both devices with a vnet header and offloads; if either refuses,
  * neither keeps them (a frame must be writable as it was read). 0 or -1.
  */
@@ -131,16 +167,14 @@ static int
 main_devices_offload(struct main_state *ms, const char *const names[])
 {
 	unsigned int	 features;
-	int		 i, tap = ms->cfg.mode == CONFIG_MODE_TAP;
+	int		 i;
 
 	for (i = 0; i < CONFIG_DIRS; i++) {
-		if ((ms->fd[i] = tun_open_offload(names[i], tap,
-		    &features)) == -1) {
+		if (main_device_queues(ms, names[i], 1, ms->fd[i],
+		    &features) == -1) {
 			log_warn("%s: no vnet header, offloads off", names[i]);
-			while (i-- > 0) {
-				close(ms->fd[i]);
-				ms->fd[i] = -1;
-			}
+			while (i-- > 0)
+				main_device_close(ms, i);
 			return -1;
 		}
 		log_debug("%s: offloads 0x%x", names[i], features);
@@ -183,11 +217,14 @@ static int
 main_devices(struct main_state *ms)
 {
 	const char	*names[CONFIG_DIRS] = { ms->cfg.lan, ms->cfg.wan };
+	unsigned int	 features, q;
 	int		 i, tap = ms->cfg.mode == CONFIG_MODE_TAP, opened;
 
+	ms->queues = ms->cfg.queues >= 1 ? ms->cfg.queues : 1;
 	opened = ms->cfg.offload && main_devices_offload(ms, names) == 0;
 	for (i = 0; i < CONFIG_DIRS; i++) {
-		if (!opened && (ms->fd[i] = tun_open(names[i], tap)) == -1) {
+		if (!opened && main_device_queues(ms, names[i], 0, ms->fd[i],
+		    &features) == -1) {
 			log_warn("%s: cannot open %s device", names[i],
 			    tap ? "tap" : "tun");
 			return -1;
@@ -198,9 +235,17 @@ main_devices(struct main_state *ms)
 			    names[i], ms->cfg.mtu);
 			return -1;
 		}
-		log_debug("%s: %s device up, mtu %u, offloads %s", names[i],
-		    tap ? "tap" : "tun", ms->cfg.mtu, opened ? "on" : "off");
+		log_debug("%s: %s device up, mtu %u, offloads %s, %u "
+		    "queue(s)", names[i], tap ? "tap" : "tun", ms->cfg.mtu,
+		    opened ? "on" : "off", ms->queues);
 	}
+	/* One device fell back to one queue: the other follows. */
+	for (i = 0; i < CONFIG_DIRS; i++)
+		for (q = ms->queues; q < TUN_QUEUES_MAX; q++)
+			if (ms->fd[i][q] != -1) {
+				close(ms->fd[i][q]);
+				ms->fd[i][q] = -1;
+			}
 	return 0;
 }
 
@@ -247,14 +292,14 @@ main_engines(struct main_state *ms)
 			return -1;
 		}
 		/* GSO super-packets of up to 64 KB (vnet.c). */
-		if (tun_has_vnet(ms->fd[i]) && pool_add_large(ms->pool[i],
+		if (tun_has_vnet(ms->fd[i][0]) && pool_add_large(ms->pool[i],
 		    VNET_FRAME_MAX_BYTES, VNET_LARGE_BUFS) == -1)
 			log_warnx("%s: no large buffers: super-packets will "
 			    "be dropped", config_dir_name(i));
 		env.alloc_arg = ms->pool[i];
 		env.max_pkts = main_queue_bound(ms->pool[i]);
 		/* Both devices have vnet headers, or neither has. */
-		env.keep_partial_csum = tun_has_vnet(ms->fd[i]);
+		env.keep_partial_csum = tun_has_vnet(ms->fd[i][0]);
 		if ((ms->cake[i] = cake_create(&ms->cfg.cake[i], &env,
 		    &err)) == NULL) {
 			log_warnx("%s: cannot create the CAKE instance: %s",
@@ -276,8 +321,7 @@ main_cleanup(struct main_state *ms)
 		if (ms->cake[i] != NULL)
 			cake_destroy(ms->cake[i]);
 		pool_destroy(ms->pool[i]);
-		if (ms->fd[i] != -1)
-			close(ms->fd[i]);
+		main_device_close(ms, i);
 	}
 }
 
@@ -292,8 +336,11 @@ main_run(struct main_state *ms, const char *path, int debug)
 	setup.cfg = &ms->cfg;
 	setup.path = path;
 	setup.keep_debug = debug;
-	setup.lan_fd = ms->fd[0];
-	setup.wan_fd = ms->fd[1];
+	setup.lan_fd = ms->fd[0][0];
+	setup.wan_fd = ms->fd[1][0];
+	setup.queues = ms->queues;
+	memcpy(setup.lan_fds, ms->fd[0], sizeof(setup.lan_fds));
+	memcpy(setup.wan_fds, ms->fd[1], sizeof(setup.wan_fds));
 	setup.cake[CONFIG_UPLOAD] = ms->cake[CONFIG_UPLOAD];
 	setup.cake[CONFIG_DOWNLOAD] = ms->cake[CONFIG_DOWNLOAD];
 	setup.pool[CONFIG_UPLOAD] = ms->pool[CONFIG_UPLOAD];
@@ -394,7 +441,7 @@ main(int argc, char *argv[])
 
 	/* 2. configuration */
 	memset(&ms, 0, sizeof(ms));
-	ms.fd[0] = ms.fd[1] = -1;
+	memset(ms.fd, -1, sizeof(ms.fd));
 	if (config_load(o.path, &ms.cfg, o.test ? main_report_stderr :
 	    config_report_log, NULL) == -1) {
 		/* -t has printed every error already, one line each. */

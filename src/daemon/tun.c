@@ -9,7 +9,10 @@
  * header: the kernel hands over plain frames, at most one MTU long.
  * tun_open_offload() adds one (IFF_VNET_HDR) and negotiates offloads
  * (TUNSETOFFLOAD), so reads may return GSO super-packets with partial
- * checksums; vnet.c reads and writes such fds. This module neither
+ * checksums; vnet.c reads and writes such fds. tun_open_queues() opens
+ * a device as several queues (IFF_MULTI_QUEUE), one fd each: the kernel
+ * puts each flow on one queue, so that a reader that visits them in
+ * turn is not held up by one flow filling the only queue. This module neither
  * parses nor queues, and it does not configure links (rtnl.c does).
  */
 #include <sys/ioctl.h>
@@ -62,8 +65,9 @@ tun_open(const char *name, int tap)
 	return tun_open_flags(name, tap, 0);
 }
 
-int
-tun_open_offload(const char *name, int tap, unsigned int *features)
+/* Asks for the most offloads the kernel accepts; *features gets them. */
+static void
+tun_offload(int fd, unsigned int *features)
 {
 	/* Most first: USO needs Linux 6.2, TSO_ECN may be refused. */
 	static const unsigned int tries[] = {
@@ -74,19 +78,54 @@ tun_open_offload(const char *name, int tap, unsigned int *features)
 		TUN_F_CSUM,
 	};
 	size_t	i;
+
+	*features = 0;
+	for (i = 0; i < sizeof(tries) / sizeof(tries[0]); i++) {
+		if (ioctl(fd, TUNSETOFFLOAD, (unsigned long)tries[i]) == 0) {
+			*features = tries[i];
+			return;
+		}
+	}
+	/* None accepted: the kernel sends plain frames, headers still on. */
+}
+
+int
+tun_open_offload(const char *name, int tap, unsigned int *features)
+{
 	int	fd;
 
 	*features = 0;
 	if ((fd = tun_open_flags(name, tap, IFF_VNET_HDR)) == -1)
 		return -1;
-	for (i = 0; i < sizeof(tries) / sizeof(tries[0]); i++) {
-		if (ioctl(fd, TUNSETOFFLOAD, (unsigned long)tries[i]) == 0) {
-			*features = tries[i];
-			break;
-		}
-	}
-	/* None accepted: the kernel sends plain frames, headers still on. */
+	tun_offload(fd, features);
 	return fd;
+}
+
+int
+tun_open_queues(const char *name, int tap, int vnet, unsigned int n,
+    int fds[], unsigned int *features)
+{
+	unsigned int	i;
+	int		flags, saved;
+
+	*features = 0;
+	if (n < 1 || n > TUN_QUEUES_MAX) {
+		errno = EINVAL;
+		return -1;
+	}
+	flags = (vnet ? IFF_VNET_HDR : 0) | (n > 1 ? IFF_MULTI_QUEUE : 0);
+	for (i = 0; i < n; i++) {
+		if ((fds[i] = tun_open_flags(name, tap, flags)) != -1)
+			continue;
+		saved = errno;
+		while (i-- > 0)
+			close(fds[i]);
+		errno = saved;
+		return -1;
+	}
+	if (vnet)
+		tun_offload(fds[0], features);
+	return 0;
 }
 
 int

@@ -11,6 +11,12 @@
 #include <stdint.h>
 
 /*
+ * Queues a device may be opened with (IFF_MULTI_QUEUE). The kernel takes
+ * up to 256; more than a few only costs fds and empty reads here.
+ */
+#define TUN_QUEUES_MAX	16
+
+/*
  * Creates device name, or attaches to the persistent device of that name,
  * as TAP (tap != 0) or TUN, without packet information. Returns an fd
  * (O_NONBLOCK | O_CLOEXEC), or -1 with errno (ENAMETOOLONG if name does
@@ -24,6 +30,15 @@ int	tun_open(const char *name, int tap);
  * bits accepted, 0 if none (plain frames, still with a header).
  */
 int	tun_open_offload(const char *name, int tap, unsigned int *features);
+/*
+ * Opens n queues of device name (1 <= n <= TUN_QUEUES_MAX) into fds[];
+ * with n > 1 the device is multi-queue (IFF_MULTI_QUEUE), and a
+ * persistent device must have been made so. With vnet, as
+ * tun_open_offload() (the offloads are the device's: set once). Returns
+ * 0, or -1 with errno and no fd left open.
+ */
+int	tun_open_queues(const char *name, int tap, int vnet, unsigned int n,
+	    int fds[], unsigned int *features);
 /*
  * Reads up to n frames, frame i into bufs[i] (caps[i] bytes), its length
  * into lens[i]. Returns the number read (0 if none was waiting), or -1

@@ -21,10 +21,13 @@
 #     forwarder (tapfwd -o) carrying the same packet rate (iperf3 paced
 #     to the goodput caked reached); caked once per departure horizon of
 #     BENCH_HORIZONS.
+#  6. Queues: 64-byte packets per second (udpblast -s, from 16 flows
+#     and 1 flow) through the bare forwarder and caked with
+#     queues-per-device = 1, 2 and 4, unlimited and shaped at 1 Gbit.
 #
 # Markdown on stdout; progress on stderr. It reports and never fails on
 # time; without root or tools it says so and exits 0 (make bench goes on).
-# Everything is bounded (about 6 minutes on 2 cores).
+# Everything is bounded (about 9 minutes on 2 cores).
 
 : "${top_builddir:=.}"
 : "${top_srcdir:=$(cd "$(dirname "$0")/../.." && pwd)}"
@@ -36,13 +39,16 @@ BENCH_SHAPE_SECS=${BENCH_SHAPE_SECS:-7}
 BENCH_REPEAT=${BENCH_REPEAT:-3}
 # Shaped rates (Mbit/s) of part 3.
 BENCH_RATES=${BENCH_RATES:-10 100 500 900}
-# Parts to run: "datapath" (2), "shaping" (3 and 4), "cpu" (5).
-BENCH_PARTS=${BENCH_PARTS:-datapath shaping cpu}
+# Parts to run: "datapath" (2), "shaping" (3 and 4), "cpu" (5),
+# "queues" (6).
+BENCH_PARTS=${BENCH_PARTS:-datapath shaping cpu queues}
 # Part 5: shaped rates (Mbit/s), seconds per run, caked's horizons.
 BENCH_CPU_RATES=${BENCH_CPU_RATES:-100 1000}
 BENCH_CPU_SECS=${BENCH_CPU_SECS:-8}
 # 0 sends one departure per wakeup (before the horizon), default 500us.
 BENCH_HORIZONS=${BENCH_HORIZONS:-0 default 1000us}
+# queues-per-device values of part 6.
+BENCH_QUEUES=${BENCH_QUEUES:-1 2 4}
 
 # lib.sh's skip() exits 77; a benchmark that cannot run is no failure.
 if [ "$(id -u)" != 0 ] || ! command -v iperf3 >/dev/null 2>&1 ||
@@ -390,8 +396,75 @@ cpu_part()
 	echo
 }
 
+# udp_noports: datagrams the server got for a closed port (part 5's).
+udp_noports()
+{
+	ip netns exec "$NS_S" awk '$1 == "Udp:" && $3 ~ /^[0-9]+$/ {
+		print $3; exit }' /proc/net/snmp
+}
+
+# flood_pps FLOWS: 64-byte frames per second that reached the server.
+flood_pps()
+{
+	local n0 n1
+
+	n0=$(udp_noports)
+	ip netns exec "$NS_C" "$UDPBLAST" -s "$SERVER_IP" 9 "$BENCH_PPS_SECS" \
+	    18 "$1" >/dev/null 2>&1 9>&-
+	sleep 0.3
+	n1=$(udp_noports)
+	echo $(( (n1 - n0) / BENCH_PPS_SECS ))
+}
+
+# queues_row LABEL QUEUES RATE: caked (or tapfwd for QUEUES "-") at RATE.
+queues_row()
+{
+	local label=$1 q=$2 rate=$3 p16 p1
+
+	if [ "$q" = - ]; then
+		start_tapfwd
+	else
+		NETNS_CONF_GENERAL="queues-per-device = $q"
+		netns_start_caked "$rate" "$rate" >&2
+	fi
+	p16=$(flood_pps 16)
+	p1=$(flood_pps 1)
+	netns_stop_fwd
+	log "queues $label: 16 flows $p16 pps, 1 flow $p1 pps"
+	[ "$q" = - ] && { PPS16_BARE=$p16; PPS1_BARE=$p1; }
+	printf '| %s | %s | %s | %s | %s |\n' "$label" "$p16" \
+	    "$(ratio "$p16" "$PPS16_BARE")" "$p1" "$(ratio "$p1" "$PPS1_BARE")"
+}
+
+queues_part()
+{
+	local q rate
+
+	echo "### 6. 64-byte packets per second by queues-per-device"
+	echo
+	echo "udpblast -s 18-byte UDP payloads (60-byte frames) for" \
+	    "${BENCH_PPS_SECS} s from 16 flows, then 1 flow, as fast as"
+	echo "the sender goes; frames counted at the server. veths without"
+	echo "offloads. Ratio: / the bare forwarder (tapfwd, one queue)."
+	echo
+	echo "| forwarder | 16 flows pps | ratio | 1 flow pps | ratio |"
+	echo "|---|---:|---:|---:|---:|"
+	drop_testbeds
+	VETH_OFFLOAD=0
+	netns_topo_tap q >&2
+	queues_row tapfwd - unlimited
+	for rate in unlimited 1gbit; do
+		for q in $BENCH_QUEUES; do
+			queues_row "caked $rate, $q queue(s)" "$q" "$rate"
+		done
+	done
+	NETNS_CONF_GENERAL=""
+	echo
+}
+
 machine
 case $BENCH_PARTS in *datapath*) datapath_part ;; esac
 case $BENCH_PARTS in *shaping*) shaping_part ;; esac
 case $BENCH_PARTS in *cpu*) cpu_part ;; esac
+case $BENCH_PARTS in *queues*) queues_part ;; esac
 exit 0

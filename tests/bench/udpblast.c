@@ -5,14 +5,15 @@
  * benchmark (tests/bench/bench-datapath.sh) and the small-packet flood of
  * tests/netns/test_isolation.sh.
  *
- *   udpblast -s ADDR PORT SECONDS [BYTES [FLOWS]]   send as fast as possible
- *   udpblast -r ADDR PORT SECONDS                   count what arrives
+ *   udpblast -s ADDR PORT SECONDS [BYTES [FLOWS [PPS]]]   send
+ *   udpblast -r ADDR PORT SECONDS                         count
  *
  * The sender writes BYTES-byte datagrams (default 18: a 60-byte Ethernet
  * frame, 64 on the wire with the FCS) with sendmmsg() in batches from
  * FLOWS sockets (default 1; each its own ephemeral source port, so FLOWS
- * distinct 5-tuples), one batch per socket in turn, and prints how many
- * the kernel accepted; the receiver binds ADDR:PORT, counts datagrams
+ * distinct 5-tuples), one batch per socket in turn, as fast as the kernel
+ * takes them or, with PPS, at most PPS a second on average (it sleeps
+ * while ahead of that pace), and prints how many the kernel accepted; the receiver binds ADDR:PORT, counts datagrams
  * with recvmmsg() for SECONDS after the first one and prints
  * "packets seconds pps". Both stop by themselves. It measures; it never
  * judges, and it sends only to the address it is given (a namespace's).
@@ -50,7 +51,8 @@ now_s(void)
 static void
 usage(void)
 {
-	fprintf(stderr, "usage: udpblast -s ADDR PORT SECONDS [BYTES [FLOWS]]\n"
+	fprintf(stderr, "usage: udpblast -s ADDR PORT SECONDS "
+	    "[BYTES [FLOWS [PPS]]]\n"
 	    "       udpblast -r ADDR PORT SECONDS\n");
 	exit(2);
 }
@@ -72,14 +74,28 @@ open_flow(const struct sockaddr_in *dst)
 	return fd;
 }
 
+/* With a pace (pps > 0): sleeps until sent datagrams are due. */
+static void
+pace(unsigned long long sent, double start, double pps)
+{
+	struct timespec	ts;
+	double		ahead;
+
+	if (pps <= 0 || (ahead = start + (double)sent / pps - now_s()) <= 0)
+		return;
+	ts.tv_sec = (time_t)ahead;
+	ts.tv_nsec = (long)((ahead - (double)ts.tv_sec) * 1e9);
+	(void)nanosleep(&ts, NULL);
+}
+
 static int
-blast(const int *fds, int nfds, double secs, size_t bytes)
+blast(const int *fds, int nfds, double secs, size_t bytes, double pps)
 {
 	static uint8_t		payload[UDPBLAST_MAX_BYTES];
 	struct mmsghdr		msgs[UDPBLAST_BATCH];
 	struct iovec		iov;
 	unsigned long long	sent = 0;
-	double			end = now_s() + secs;
+	double			start = now_s(), end = start + secs;
 	int			i, n;
 
 	iov.iov_base = payload;
@@ -90,6 +106,7 @@ blast(const int *fds, int nfds, double secs, size_t bytes)
 		msgs[i].msg_hdr.msg_iovlen = 1;
 	}
 	for (i = 0; now_s() < end; i = (i + 1) % nfds) {
+		pace(sent, start, pps);
 		if ((n = sendmmsg(fds[i], msgs, UDPBLAST_BATCH, 0)) == -1) {
 			if (errno == ENOBUFS || errno == EAGAIN ||
 			    errno == EINTR || errno == ECONNREFUSED)
@@ -144,7 +161,7 @@ main(int argc, char *argv[])
 	struct sockaddr_in	sin;
 	struct timeval		tv = { 0, 100000 };
 	size_t			bytes = 18;
-	double			secs;
+	double			secs, pps = 0;
 	int			fds[UDPBLAST_MAX_FLOWS];
 	int			fd, i, nflows = 1, send_mode;
 
@@ -162,7 +179,9 @@ main(int argc, char *argv[])
 		bytes = (size_t)atoi(argv[5]);
 	if (argc > 6)
 		nflows = atoi(argv[6]);
-	if (argc > 7 || (!send_mode && argc > 5) || secs <= 0 ||
+	if (argc > 7 && ((pps = atof(argv[7])) < 1 || pps > 1e9))
+		usage();
+	if (argc > 8 || (!send_mode && argc > 5) || secs <= 0 ||
 	    secs > UDPBLAST_MAX_SECS || bytes < 1 ||
 	    bytes > UDPBLAST_MAX_BYTES || nflows < 1 ||
 	    nflows > UDPBLAST_MAX_FLOWS)
@@ -171,7 +190,7 @@ main(int argc, char *argv[])
 		for (i = 0; i < nflows; i++)
 			if ((fds[i] = open_flow(&sin)) == -1)
 				return 1;
-		return blast(fds, nflows, secs, bytes);
+		return blast(fds, nflows, secs, bytes, pps);
 	}
 	if ((fd = socket(AF_INET, SOCK_DGRAM, 0)) == -1) {
 		perror("udpblast: socket");

@@ -10,9 +10,13 @@
  * empties it. The fds are made-up numbers from FAKE_TUN_FD0 on, which
  * fake_event.c asks fake_tun_ready() about.
  *
- * tun_open() and tun_open_offload() are not faked: nothing under test
- * opens devices (main.c does). tun_gone() restates tun.c's list of
- * errno values that mean "gone for good": keep the two in step.
+ * A multi-queue device is a set of fake devices, one per queue (the
+ * datapath only ever sees one fd per queue).
+ *
+ * tun_open(), tun_open_offload() and tun_open_queues() are not faked:
+ * nothing under test opens devices (main.c does). tun_gone() restates
+ * tun.c's list of errno values that mean "gone for good": keep the two
+ * in step.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -70,10 +74,16 @@ fake_tun_push(int fd, const uint8_t *frame, uint32_t len)
 {
 	struct fake_tun		*dev = fake_tun_get(fd);
 	struct fake_tun_frame	*f;
+	unsigned int		 limit;
 
-	if (dev == NULL || dev->rx_count == FAKE_TUN_RX_MAX ||
-	    len > FAKE_TUN_FRAME_MAX)
+	if (dev == NULL || len > FAKE_TUN_FRAME_MAX)
 		return -1;
+	limit = dev->rx_limit > 0 && dev->rx_limit < FAKE_TUN_RX_MAX ?
+	    dev->rx_limit : FAKE_TUN_RX_MAX;
+	if (dev->rx_count >= limit) {
+		dev->rx_dropped++;
+		return -1;
+	}
 	f = &dev->rx[(dev->rx_head + dev->rx_count) % FAKE_TUN_RX_MAX];
 	f->len = len;
 	memcpy(f->data, frame, len);

@@ -47,6 +47,9 @@ struct fake_tun {
 	bool			 vnet;		/* tun_has_vnet() */
 	struct fake_tun_frame	*rx;		/* ring of FAKE_TUN_RX_MAX */
 	unsigned int		 rx_head, rx_count;
+	unsigned int		 rx_limit;	/* 0: FAKE_TUN_RX_MAX; like a
+						 * TAP queue's txqueuelen */
+	uint64_t		 rx_dropped;	/* pushes refused: ring full */
 	int			 rx_err;	/* non-zero: reads fail so */
 	bool			 full;		/* writes meet EAGAIN */
 	int64_t			 gone_after;	/* -1, or writes accepted
@@ -71,7 +74,11 @@ struct fake_tun	*fake_tun_get(int fd);
 bool		 fake_tun_ready(int fd, short what);
 /* Forgets every device. */
 void		 fake_tun_reset(void);
-/* Queues a frame for fd to read; -1 if its ring is full or too long. */
+/*
+ * Queues a frame for fd to read; -1 if its ring is full (counted in
+ * rx_dropped, as a TAP queue's tx_dropped) or the frame too long. A
+ * multi-queue device is one fake device per queue.
+ */
 int		 fake_tun_push(int fd, const uint8_t *frame, uint32_t len);
 /*
  * The fakes' common steps: the next frame of dev into buf (cap bytes;

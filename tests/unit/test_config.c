@@ -111,6 +111,7 @@ static const char valid_conf[] =
     "log-level = debug\n"
     "log = syslog\n"
     "offload = no\n"
+    "queues-per-device = 4\n"
     "\n"
     "[Upload]\n"
     "options = \"bandwidth 10mbit diffserv4 nat\"\n"
@@ -138,8 +139,8 @@ valid_file_gives_its_values(void **state)
 	/* bandwidth overrides options' bandwidth: a note, not an error */
 	assert_int_equal(c.n, 1);
 	assert_int_equal(cfg.notes, 1);
-	assert_non_null(strstr(c.msg[0], ":15: note: [upload] bandwidth: "
-	    "overrides what options (line 14) sets"));
+	assert_non_null(strstr(c.msg[0], ":16: note: [upload] bandwidth: "
+	    "overrides what options (line 15) sets"));
 	assert_int_equal(cfg.mode, CONFIG_MODE_TUN);
 	assert_string_equal(cfg.lan, "q-lan");
 	assert_string_equal(cfg.wan, "q-wan");
@@ -149,6 +150,7 @@ valid_file_gives_its_values(void **state)
 	assert_int_equal(cfg.log_level, LOG_DEBUG);
 	assert_true(cfg.log_syslog);
 	assert_false(cfg.offload);
+	assert_int_equal(cfg.queues, 4);
 	assert_true(cfg.shaped[CONFIG_UPLOAD]);
 	/* The keys override options; options' other keywords stay. */
 	assert_int_equal(up->rate_Bps, 20000000 / 8);
@@ -183,6 +185,7 @@ empty_file_gives_defaults(void **state)
 	assert_string_equal(cfg.wan, CONFIG_DEFAULT_WAN);
 	assert_int_equal(cfg.mtu, CONFIG_DEFAULT_MTU);
 	assert_true(cfg.offload);	/* the fast path by default */
+	assert_int_equal(cfg.queues, CONFIG_DEFAULT_QUEUES);
 	assert_string_equal(cfg.control, CONFIG_DEFAULT_CONTROL);
 	assert_string_equal(cfg.user, "");
 	assert_int_equal(cfg.log_level, LOG_INFO);
@@ -299,6 +302,12 @@ static const struct {
 	    "2: [general] log: expected stderr or syslog, found 'file'" },
 	{ "[general]\noffload = maybe\n",
 	    "2: [general] offload: expected yes or no, found 'maybe'" },
+	{ "[general]\nqueues-per-device = 0\n",
+	    "2: [general] queues-per-device: expected a number from 1 to 16, "
+	    "found '0'" },
+	{ "[general]\nqueues-per-device = 17\n",
+	    "2: [general] queues-per-device: expected a number from 1 to 16, "
+	    "found '17'" },
 	{ "[general]\nnat-cache-size = 15\n",
 	    "2: [general] nat-cache-size: expected a number of entries from "
 	    "16 to 4194304, found '15'" },
@@ -679,6 +688,10 @@ restart_needed_for_general_keys_and_queues(void **state)
 	b.offload = !a.offload;
 	assert_string_equal(config_restart_needed(&a, &b),
 	    "[general] offload");
+	b = a;
+	b.queues = a.queues + 1;
+	assert_string_equal(config_restart_needed(&a, &b),
+	    "[general] queues-per-device");
 	b = a;
 	b.cake[CONFIG_UPLOAD].queues = 1024;
 	assert_string_equal(config_restart_needed(&a, &b), "[upload] queues");

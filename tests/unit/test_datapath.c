@@ -7,7 +7,9 @@
  * with EAGAIN is held and leaves first; 10^5 frames under random
  * refusals all end as sent or in exactly one counter; a device that is
  * gone ends the path with DATAPATH_GONE; segments of one TCP flow leave
- * as one super-packet.
+ * as one super-packet. With two queues per device, a flood on one queue
+ * cannot starve a quiet flow on the other (it does with one queue), and
+ * each flow is written to one queue.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -19,6 +21,7 @@
 #include <string.h>
 
 #include <cmocka.h>
+#include <event2/event.h>
 
 #include "caked/cake.h"
 #include "engine/csum.h"
@@ -29,6 +32,11 @@
 
 #define IN_FD		(FAKE_TUN_FD0 + 0)
 #define OUT_FD		(FAKE_TUN_FD0 + 1)
+#define IN_FD2		(FAKE_TUN_FD0 + 2)	/* second queues */
+#define OUT_FD2		(FAKE_TUN_FD0 + 3)
+#define TAP_QUEUE_LEN	128	/* frames a fake queue holds */
+#define WAKEUPS		200
+#define QUIET_SEQ	0x80000000U	/* the quiet flow's frames */
 #define FLOWS		4
 #define UDP_FRAME	(20 + 8 + 64)
 #define SEG_PAYLOAD	100
@@ -95,9 +103,9 @@ flow_of(uint32_t seq)
 	return (seq * 2654435761U) >> 30;
 }
 
-/* A UDP datagram of flow (its source port) carrying seq. */
-static void
-push_udp(struct rig *r, unsigned int flow, uint32_t seq)
+/* Queues on fd a UDP datagram of flow (its source port) carrying seq. */
+static int
+push_udp_fd(int fd, unsigned int flow, uint32_t seq)
 {
 	uint8_t	f[UDP_FRAME];
 
@@ -107,7 +115,13 @@ push_udp(struct rig *r, unsigned int flow, uint32_t seq)
 	csum_put16(f + 22, 5000);
 	csum_put16(f + 24, sizeof(f) - 20);
 	csum_put32(f + 28, seq);
-	assert_int_equal(fake_tun_push(IN_FD, f, sizeof(f)), 0);
+	return fake_tun_push(fd, f, sizeof(f));
+}
+
+static void
+push_udp(struct rig *r, unsigned int flow, uint32_t seq)
+{
+	assert_int_equal(push_udp_fd(IN_FD, flow, seq), 0);
 	(void)r;
 }
 
@@ -529,6 +543,221 @@ tsrtt_times_from_departure(void **state)
 	rig_done(&r);
 }
 
+/* Each out queue's accepted frames: which flows (source ports) it saw. */
+struct mq_seen {
+	struct rig	*r;
+	uint32_t	 flows;		/* bit (port - 4000) */
+};
+
+static void
+mq_sink(void *arg, const uint8_t *frame, uint32_t len, unsigned int pieces,
+    const struct cake_pkt *desc)
+{
+	struct mq_seen	*m = arg;
+
+	m->flows |= 1U << ((csum_get16(frame + 20) - 4000) & 31);
+	sink(m->r, frame, len, pieces, desc);
+}
+
+/* Gives r's datapath a second queue on each device. */
+static struct fake_tun *
+rig_two_queues(struct rig *r, struct mq_seen *m)
+{
+	const int	 in[2] = { IN_FD, IN_FD2 };
+	const int	 out[2] = { OUT_FD, OUT_FD2 };
+	struct fake_tun	*in2, *out2;
+
+	in2 = fake_tun_add(IN_FD2, false);
+	out2 = fake_tun_add(OUT_FD2, false);
+	m[0].r = m[1].r = r;
+	r->out->sink = out2->sink = mq_sink;
+	r->out->arg = &m[0];
+	out2->arg = &m[1];
+	datapath_set_queues(&r->dp, in, 2, out, 2);
+	return in2;
+}
+
+/* As the loop's poll does: each queue that has frames, read once. */
+static void
+wakeup(struct rig *r, uint64_t now)
+{
+	unsigned int	q;
+
+	for (q = 0; q < r->dp.in_queues; q++)
+		if (fake_tun_ready(r->dp.in_fds[q], EV_READ))
+			assert_int_equal(datapath_read_fd(&r->dp,
+			    r->dp.in_fds[q], now), DATAPATH_OK);
+}
+
+/*
+ * WAKEUPS wakeups; before each, one flow floods flood_fd with twice a
+ * batch, another offers quiet_fd one frame in the middle of it; each
+ * wakeup reads the ready queues and sends everything (unlimited).
+ * Returns how many of the quiet flow's frames were sent.
+ */
+static uint32_t
+flood_run(struct rig *r, int flood_fd, int quiet_fd)
+{
+	uint32_t	i, k, seq = 0, quiet = 0;
+
+	for (i = 0; i < WAKEUPS; i++) {
+		for (k = 0; k < 2 * DATAPATH_RX_BATCH; k++) {
+			(void)push_udp_fd(flood_fd, 1, ++seq);
+			if (k == DATAPATH_RX_BATCH)
+				(void)push_udp_fd(quiet_fd, 2, QUIET_SEQ | i);
+		}
+		wakeup(r, T0 + i);
+		assert_int_equal(datapath_send(&r->dp, T0 + i), DATAPATH_OK);
+	}
+	for (i = 0; i < r->nseen; i++)
+		quiet += (r->seen[i] & QUIET_SEQ) != 0;
+	return quiet;
+}
+
+static void
+flooded_queue_cannot_starve_a_quiet_one(void **state)
+{
+	struct mq_seen	 m[2];
+	struct fake_tun	*in2;
+	struct rig	 r;
+	uint32_t	 quiet;
+
+	(void)state;
+	/* One queue: the flood keeps it full, the quiet flow's frames die. */
+	rig_init(&r, false, 0);
+	r.in->rx_limit = TAP_QUEUE_LEN;
+	quiet = flood_run(&r, IN_FD, IN_FD);
+	print_message("one queue: quiet flow %u of %u, queue drops %" PRIu64
+	    "\n", quiet, WAKEUPS, r.in->rx_dropped);
+	assert_true(r.in->rx_dropped > WAKEUPS * DATAPATH_RX_BATCH / 2);
+	assert_true(quiet < WAKEUPS / 10);
+	rig_done(&r);
+	/* Two: the flood fills its own; the other is read every wakeup. */
+	rig_init(&r, false, 0);
+	in2 = rig_two_queues(&r, m);
+	r.in->rx_limit = in2->rx_limit = TAP_QUEUE_LEN;
+	quiet = flood_run(&r, IN_FD, IN_FD2);
+	print_message("two queues: quiet flow %u of %u, flooded queue drops %"
+	    PRIu64 ", quiet queue drops %" PRIu64 "\n", quiet, WAKEUPS,
+	    r.in->rx_dropped, in2->rx_dropped);
+	assert_true(r.in->rx_dropped > WAKEUPS * DATAPATH_RX_BATCH / 2);
+	assert_int_equal(in2->rx_dropped, 0);
+	assert_int_equal(quiet, WAKEUPS);
+	/* The flood still got a whole batch each wakeup. */
+	assert_int_equal(r.in->reads, (uint64_t)WAKEUPS * DATAPATH_RX_BATCH);
+	rig_done(&r);
+}
+
+static void
+each_flow_is_written_to_one_queue(void **state)
+{
+	struct mq_seen	m[2];
+	struct rig	r;
+	uint32_t	seq;
+
+	(void)state;
+	rig_init(&r, false, 0);
+	(void)rig_two_queues(&r, m);
+	memset(m, 0, sizeof(m));
+	m[0].r = m[1].r = &r;
+	for (seq = 0; seq < 16 * 20; seq++)
+		push_udp(&r, seq % 16, seq);
+	while (r.in->rx_count > 0)
+		assert_int_equal(datapath_read(&r.dp, T0), DATAPATH_OK);
+	while (cake_next_ns(r.cake, T0) != CAKE_TIME_NEVER)
+		assert_int_equal(datapath_send(&r.dp, T0), DATAPATH_OK);
+	assert_int_equal(r.nseen, 16 * 20);
+	/* Both queues used, no flow on both. */
+	assert_int_not_equal(m[0].flows, 0);
+	assert_int_not_equal(m[1].flows, 0);
+	assert_int_equal(m[0].flows & m[1].flows, 0);
+	assert_int_equal(m[0].flows | m[1].flows, 0xffff);
+	rig_done(&r);
+}
+
+static void
+flows_move_off_a_busy_queue(void **state)
+{
+	struct mq_seen	m[2];
+	struct rig	r;
+	uint32_t	seq, hot = 0, before[2];
+
+	(void)state;
+	rig_init(&r, false, 0);
+	(void)rig_two_queues(&r, m);
+	memset(m, 0, sizeof(m));
+	m[0].r = m[1].r = &r;
+	r.dp.out_hot = &hot;
+	for (seq = 0; seq < 16; seq++)
+		push_udp(&r, seq, seq);
+	(void)datapath_read(&r.dp, T0);
+	assert_int_equal(datapath_send(&r.dp, T0), DATAPATH_OK);
+	before[0] = m[0].flows;
+	before[1] = m[1].flows;
+	assert_int_not_equal(before[0], 0);
+	/* Queue 0 busy: its flows go to queue 1, queue 1's stay. */
+	hot = 1;
+	memset(m, 0, sizeof(m));
+	m[0].r = m[1].r = &r;
+	for (seq = 0; seq < 16; seq++)
+		push_udp(&r, seq, 16 + seq);
+	(void)datapath_read(&r.dp, T0 + 1);
+	assert_int_equal(datapath_send(&r.dp, T0 + 1), DATAPATH_OK);
+	assert_int_equal(m[0].flows, 0);
+	assert_int_equal(m[1].flows, before[0] | before[1]);
+	/* Both busy: each flow keeps its own. */
+	hot = 3;
+	memset(m, 0, sizeof(m));
+	m[0].r = m[1].r = &r;
+	for (seq = 0; seq < 16; seq++)
+		push_udp(&r, seq, 32 + seq);
+	(void)datapath_read(&r.dp, T0 + 2);
+	assert_int_equal(datapath_send(&r.dp, T0 + 2), DATAPATH_OK);
+	assert_int_equal(m[0].flows, before[0]);
+	assert_int_equal(m[1].flows, before[1]);
+	rig_done(&r);
+}
+
+static void
+reading_marks_a_queue_busy_while_frames_wait(void **state)
+{
+	struct rig	r;
+	uint32_t	seq;
+
+	(void)state;
+	rig_init(&r, false, 0);
+	for (seq = 0; seq < DATAPATH_RX_BATCH + 1; seq++)
+		push_udp(&r, 0, seq);
+	assert_int_equal(datapath_read(&r.dp, T0), DATAPATH_OK);
+	assert_int_equal(r.dp.in_hot, 1);	/* one frame left */
+	assert_int_equal(datapath_read(&r.dp, T0 + 1), DATAPATH_OK);
+	assert_int_equal(r.dp.in_hot, 1);	/* drained, but held busy */
+	push_udp(&r, 0, seq);
+	assert_int_equal(datapath_read(&r.dp, T0 + DATAPATH_BUSY_HOLD_NS + 1),
+	    DATAPATH_OK);
+	assert_int_equal(r.dp.in_hot, 0);	/* quiet for the hold time */
+	while (cake_next_ns(r.cake, T0) != CAKE_TIME_NEVER)
+		assert_int_equal(datapath_send(&r.dp, T0), DATAPATH_OK);
+	rig_done(&r);
+}
+
+static void
+device_gone_on_any_queue_ends_with_gone(void **state)
+{
+	struct mq_seen	 m[2];
+	struct fake_tun	*in2;
+	struct rig	 r;
+
+	(void)state;
+	rig_init(&r, false, 0);
+	in2 = rig_two_queues(&r, m);
+	push_udp(&r, 0, 1);
+	in2->rx_err = EBADFD;
+	assert_int_equal(datapath_read(&r.dp, T0), DATAPATH_GONE);
+	assert_int_equal(r.dp.gone_errno, EBADFD);
+	rig_done(&r);
+}
+
 int
 main(void)
 {
@@ -543,6 +772,11 @@ main(void)
 		cmocka_unit_test(empty_pool_discards_and_counts),
 		cmocka_unit_test(tcp_segments_leave_as_one_super_packet),
 		cmocka_unit_test(refused_super_packet_is_held_whole_in_order),
+		cmocka_unit_test(flooded_queue_cannot_starve_a_quiet_one),
+		cmocka_unit_test(each_flow_is_written_to_one_queue),
+		cmocka_unit_test(device_gone_on_any_queue_ends_with_gone),
+		cmocka_unit_test(flows_move_off_a_busy_queue),
+		cmocka_unit_test(reading_marks_a_queue_busy_while_frames_wait),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

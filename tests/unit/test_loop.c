@@ -13,7 +13,9 @@
  * leaves first; 10^5 frames, both ways, through devices that fill at
  * random and refuse 2 % of writes all leave, once each and in order; a
  * SIGHUP applies a new rate at once and a broken file changes nothing;
- * a device that disappears ends loop_run() with LOOP_EXIT_DEVICE.
+ * a device that disappears ends loop_run() with LOOP_EXIT_DEVICE; with
+ * two queues per device, the second LAN queue is read and forwarded, and
+ * its loss ends the loop as well.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -40,6 +42,8 @@
 
 #define LAN_FD		(FAKE_TUN_FD0 + 0)
 #define WAN_FD		(FAKE_TUN_FD0 + 1)
+#define LAN_FD2		(FAKE_TUN_FD0 + 2)	/* second queues */
+#define WAN_FD2		(FAKE_TUN_FD0 + 3)
 #define FRAME		1000
 #define MS		1000000ULL
 #define T0		FAKE_TIMER_T0
@@ -51,6 +55,8 @@ enum step_kind {
 	STEP_PUSH_WAN,		/* n frames on the WAN (download) */
 	STEP_FULL,		/* the WAN device refuses (n) or takes (0) */
 	STEP_LAN_GONE,		/* reads on the LAN fail with ENODEV */
+	STEP_PUSH_LAN2,		/* n frames on the LAN's second queue */
+	STEP_LAN2_GONE,		/* reads on that queue fail with EBADFD */
 	STEP_WAN_GONE_AFTER,	/* the WAN takes n more writes, then EBADFD */
 	STEP_SIGNAL,		/* signal n */
 	STEP_CONF,		/* rewrites the file: n mbit/s, 0 broken */
@@ -229,6 +235,13 @@ step_do(struct world *w, const struct step *s)
 		break;
 	case STEP_LAN_GONE:
 		w->lan->rx_err = ENODEV;
+		break;
+	case STEP_PUSH_LAN2:
+		for (i = 0; i < s->n; i++)
+			push(LAN_FD2, ++w->seq);
+		break;
+	case STEP_LAN2_GONE:
+		fake_tun_get(LAN_FD2)->rx_err = EBADFD;
 		break;
 	case STEP_WAN_GONE_AFTER:
 		w->wan->gone_after = (int64_t)(w->wan->written + s->n);
@@ -489,6 +502,33 @@ lan_device_gone_ends_loop_with_device_status(void **state)
 }
 
 static void
+second_queue_is_read_and_its_loss_ends_loop(void **state)
+{
+	struct world	*w = *state;
+	struct fake_tun	*d;
+	int		 fd;
+
+	for (fd = LAN_FD2; fd <= WAN_FD2; fd++) {
+		d = fake_tun_add(fd, false);
+		d->sink = sink;
+		d->arg = w;
+	}
+	w->setup.queues = 2;
+	w->setup.lan_fds[0] = LAN_FD;
+	w->setup.lan_fds[1] = LAN_FD2;
+	w->setup.wan_fds[0] = WAN_FD;
+	w->setup.wan_fds[1] = WAN_FD2;
+	step(w, T0 + 1 * MS, STEP_PUSH_LAN2, 3);
+	step(w, T0 + 100 * MS, STEP_LAN2_GONE, 0);
+	step(w, T0 + 1000 * MS, STEP_SIGNAL, SIGTERM);
+	assert_int_equal(world_run(w), LOOP_EXIT_DEVICE);
+	assert_true(fake_timer.now_ns == T0 + 100 * MS);
+	assert_int_equal(w->nsent, 3);
+	assert_int_equal(fake_tun_get(LAN_FD2)->reads, 3);
+	assert_int_equal(w->wan->written + fake_tun_get(WAN_FD2)->written, 3);
+}
+
+static void
 sighup_applies_at_once_and_ignores_a_broken_file(void **state)
 {
 	struct world		*w = *state;
@@ -670,6 +710,9 @@ main(void)
 		    world_setup, world_teardown),
 		cmocka_unit_test_setup_teardown(
 		    lan_device_gone_ends_loop_with_device_status,
+		    world_setup, world_teardown),
+		cmocka_unit_test_setup_teardown(
+		    second_queue_is_read_and_its_loss_ends_loop,
 		    world_setup, world_teardown),
 		cmocka_unit_test_setup_teardown(
 		    wan_device_gone_ends_loop_with_device_status,

@@ -70,6 +70,7 @@
 #include <string.h>
 
 #include "daemon/autorate.h"
+#include "engine/ewma.h"
 
 #define NS_PER_S	1000000000ULL
 
@@ -112,15 +113,6 @@ autorate_delay_init(struct autorate_delay *dl, unsigned int count,
 	dl->stale_ns = AUTORATE_STALE_NS;
 }
 
-/* a + (b - a) * num / den, for signed values, num <= den. */
-static int64_t
-autorate_ewma(int64_t a, int64_t b, uint64_t num, uint64_t den)
-{
-	if (num >= den)
-		return b;
-	return a + (int64_t)(((double)b - (double)a) * (double)num /
-	    (double)den);
-}
 
 /* One sample v into the estimator r. */
 static void
@@ -137,11 +129,11 @@ autorate_est_sample(struct autorate_reflector *r, uint64_t v, uint64_t now_ns)
 		if (v < r->baseline_ns)
 			r->baseline_ns = v;
 		else
-			r->baseline_ns = (uint64_t)autorate_ewma(
+			r->baseline_ns = (uint64_t)ewma_toward(
 			    (int64_t)r->baseline_ns, (int64_t)v, dt,
 			    AUTORATE_BASELINE_TAU_NS);
 		raw = (int64_t)(v - r->baseline_ns);
-		r->delta_ns = autorate_ewma(r->delta_ns, raw, dt,
+		r->delta_ns = ewma_toward(r->delta_ns, raw, dt,
 		    AUTORATE_DELTA_TAU_NS);
 	}
 	r->rtt_ns = v;

@@ -27,6 +27,7 @@
  */
 #include <string.h>
 
+#include "engine/ewma.h"
 #include "engine/tsrtt.h"
 
 #define TSRTT_PROTO_TCP		6
@@ -65,15 +66,6 @@ tsrtt_since(uint64_t now_ns, uint64_t then_ns)
 	return now_ns > then_ns ? now_ns - then_ns : 0;
 }
 
-/* a moved towards b by dt / tau (all of the way once dt >= tau). */
-static int64_t
-tsrtt_ewma(int64_t a, int64_t b, uint64_t dt, uint64_t tau)
-{
-	if (dt >= tau)
-		return b;
-	return a + (int64_t)(((double)b - (double)a) * (double)dt /
-	    (double)tau);
-}
 
 void
 tsrtt_init(struct tsrtt *t)
@@ -207,7 +199,8 @@ tsrtt_flow(struct tsrtt *t, const struct tsrtt_seg *s, uint64_t now_ns)
 	for (v = set, i = 1; i < TSRTT_WAYS && v->family != 0; i++)
 		if (set[i].family == 0 || set[i].last_ns < v->last_ns)
 			v = &set[i];
-	if (v->family != 0 && tsrtt_since(now_ns, v->last_ns) < TSRTT_FLOW_IDLE_NS)
+	if (v->family != 0 &&
+	    tsrtt_since(now_ns, v->last_ns) < TSRTT_FLOW_IDLE_NS)
 		t->c.evictions++;
 	memset(v, 0, sizeof(*v));
 	memcpy(v->lan, s->lan, 16);
@@ -223,7 +216,8 @@ tsrtt_flow(struct tsrtt *t, const struct tsrtt_seg *s, uint64_t now_ns)
 static void
 tsrtt_delay_close(struct tsrtt_delay *d, uint64_t now_ns)
 {
-	if (d->win_samples == 0 || tsrtt_since(now_ns, d->win_start_ns) < TSRTT_WINDOW_NS)
+	if (d->win_samples == 0 ||
+	    tsrtt_since(now_ns, d->win_start_ns) < TSRTT_WINDOW_NS)
 		return;
 	d->recent_ns = d->win_min_ns;
 	d->recent_at_ns = d->win_last_ns;
@@ -273,7 +267,8 @@ tsrtt_slot(struct tsrtt *t, struct tsrtt_end *e, uint64_t now_ns)
 
 	for (i = 0; i < TSRTT_PENDING; i++) {
 		if (e->pend[i].used &&
-		    tsrtt_since(now_ns, e->pend[i].sent_ns) >= TSRTT_PENDING_NS) {
+		    tsrtt_since(now_ns, e->pend[i].sent_ns) >=
+		    TSRTT_PENDING_NS) {
 			e->pend[i].used = false;
 			t->c.expired++;
 		}
@@ -370,9 +365,10 @@ tsrtt_rtt(struct tsrtt *t, struct tsrtt_end *e, uint64_t rtt_ns,
 		if (rtt_ns < e->rtt_base_ns)
 			e->rtt_base_ns = rtt_ns;
 		else
-			e->rtt_base_ns = (uint64_t)tsrtt_ewma(
+			e->rtt_base_ns = (uint64_t)ewma_toward(
 			    (int64_t)e->rtt_base_ns, (int64_t)rtt_ns,
-			    tsrtt_since(now_ns, e->last_sample_ns), TSRTT_BASE_TAU_NS);
+			    tsrtt_since(now_ns, e->last_sample_ns),
+			    TSRTT_BASE_TAU_NS);
 	}
 	e->last_sample_ns = now_ns;
 	t->c.samples++;
@@ -410,10 +406,11 @@ tsrtt_clock(struct tsrtt *t, struct tsrtt_clock *c, uint32_t tsval,
 	if (c->tick_ns != 0)
 		return true;
 	units = tsval - c->ref_ts;
-	if (tsrtt_since(now_ns, c->ref_ns) < TSRTT_TICK_LEARN_NS || units == 0 ||
-	    units > INT32_MAX)
+	if (tsrtt_since(now_ns, c->ref_ns) < TSRTT_TICK_LEARN_NS ||
+	    units == 0 || units > INT32_MAX)
 		return false;
-	if ((c->tick_ns = tsrtt_tick(tsrtt_since(now_ns, c->ref_ns), units)) == 0) {
+	if ((c->tick_ns = tsrtt_tick(tsrtt_since(now_ns, c->ref_ns),
+	    units)) == 0) {
 		t->c.ticks_unknown++;
 		c->ref = false;		/* try again from here */
 	}
@@ -439,13 +436,14 @@ tsrtt_owd(struct tsrtt *t, struct tsrtt_clock *c, uint32_t tsval,
 		return false;
 	if ((units = tsval - c->ref_ts) > INT32_MAX)
 		return false;	/* before the reference: reordered */
-	raw = (int64_t)(tsrtt_since(now_ns, c->ref_ns)) - (int64_t)units * c->tick_ns;
+	raw = (int64_t)tsrtt_since(now_ns, c->ref_ns) -
+	    (int64_t)units * c->tick_ns;
 	if (!c->base_set || raw < c->base_ns) {
 		c->base_ns = raw;
 		c->base_set = true;
 	} else
-		c->base_ns = tsrtt_ewma(c->base_ns, raw, tsrtt_since(now_ns, c->last_ns),
-		    TSRTT_BASE_TAU_NS);
+		c->base_ns = ewma_toward(c->base_ns, raw,
+		    tsrtt_since(now_ns, c->last_ns), TSRTT_BASE_TAU_NS);
 	c->last_ns = now_ns;
 	c->rise_ns = raw - c->base_ns;
 	*owd_ns = c->rise_ns;

@@ -21,6 +21,7 @@
 #include <net/if.h>
 #include <linux/if_tun.h>
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -101,12 +102,45 @@ tun_open_offload(const char *name, int tap, unsigned int *features)
 	return fd;
 }
 
+/*
+ * Queues attached to device name, from its sysfs queue directories (the
+ * kernel keeps one tx-N per attached queue of a TUN/TAP device); 0 if
+ * sysfs cannot tell.
+ */
+static unsigned int
+tun_queues_attached(const char *name)
+{
+	char		 path[64];
+	DIR		*d;
+	struct dirent	*e;
+	unsigned int	 n = 0;
+
+	if (snprintf(path, sizeof(path), "/sys/class/net/%s/queues",
+	    name) >= (int)sizeof(path) || (d = opendir(path)) == NULL)
+		return 0;
+	while ((e = readdir(d)) != NULL)
+		if (strncmp(e->d_name, "tx-", 3) == 0)
+			n++;
+	closedir(d);
+	return n;
+}
+
+/* Closes fds[0..n-1] and fails with err. */
+static int
+tun_close_queues(int fds[], unsigned int n, int err)
+{
+	while (n-- > 0)
+		close(fds[n]);
+	errno = err;
+	return -1;
+}
+
 int
 tun_open_queues(const char *name, int tap, int vnet, unsigned int n,
     int fds[], unsigned int *features)
 {
 	unsigned int	i;
-	int		flags, saved;
+	int		flags;
 
 	*features = 0;
 	if (n < 1 || n > TUN_QUEUES_MAX) {
@@ -115,14 +149,16 @@ tun_open_queues(const char *name, int tap, int vnet, unsigned int n,
 	}
 	flags = (vnet ? IFF_VNET_HDR : 0) | (n > 1 ? IFF_MULTI_QUEUE : 0);
 	for (i = 0; i < n; i++) {
-		if ((fds[i] = tun_open_flags(name, tap, flags)) != -1)
-			continue;
-		saved = errno;
-		while (i-- > 0)
-			close(fds[i]);
-		errno = saved;
-		return -1;
+		if ((fds[i] = tun_open_flags(name, tap, flags)) == -1)
+			return tun_close_queues(fds, i, errno);
 	}
+	/*
+	 * A multi-queue device takes more queues from anyone who asks: more
+	 * than ours means another process (a second caked) has it. Busy,
+	 * as a single-queue device would be.
+	 */
+	if (n > 1 && tun_queues_attached(name) > n)
+		return tun_close_queues(fds, n, EBUSY);
 	if (vnet)
 		tun_offload(fds[0], features);
 	return 0;

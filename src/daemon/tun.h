@@ -35,7 +35,8 @@ int	tun_open_offload(const char *name, int tap, unsigned int *features);
  * with n > 1 the device is multi-queue (IFF_MULTI_QUEUE), and a
  * persistent device must have been made so. With vnet, as
  * tun_open_offload() (the offloads are the device's: set once). Returns
- * 0, or -1 with errno and no fd left open.
+ * 0, or -1 with errno and no fd left open; EBUSY also when the device
+ * then has more queues than n (another process holds it).
  */
 int	tun_open_queues(const char *name, int tap, int vnet, unsigned int n,
 	    int fds[], unsigned int *features);

@@ -9,37 +9,46 @@
 #
 # For each flood shape:
 #  1. the bare forwarder (tests/bench/tapfwd, one queue) under the full
-#     flood: what any userspace reader of a TAP meets at that rate; the
-#     rate it hands over is "delivered";
-#  2. the bare forwarder at a sustained rate, ISO_SUSTAIN (default 0.4)
-#     times what it delivered under the full flood (at 0.6 caked, which
-#     parses and queues every frame, fell behind it in one run of three
-#     on the shared 2-core machine, and A's ping waited 4.6 ms);
-#  3. caked at "bandwidth 20mbit dual-srchost" under the full flood;
-#  4. caked "unlimited" at the sustained rate (forwarding everything,
-#     caked can only go as fast as a userspace reader can: the full flood
-#     is beyond it on a small machine, see step 1).
+#     flood: what a userspace reader of a TAP meets at the highest rate
+#     the testbed generates; the rate it takes is D;
+#  2. the search, in the same run: the bare forwarder under the flood
+#     paced at 0.8, 0.65, 0.55, 0.45, 0.37, 0.3 of D (ISO_PROBE_SECS s
+#     each, A pinging at 20 Hz), down to the first rate it sustains: B
+#     offers it (within 5 %), no ping is lost, the median is within 2 ms
+#     of idle and at most 0.1 % of B's frames are lost (TAP queue drops
+#     included). That rate is S;
+#  3. caked at "bandwidth 20mbit dual-srchost" and "unlimited", each
+#     under the full flood and paced at S.
 #
-# Printed for every run: offered rate, A's ping loss and median against
-# idle, A's TCP goodput (share of the shaped rate; capped at 20 Mbit/s
-# when unshaped, where A's own upload would fill the queues its ping
-# waits in), where the flood's frames went: delivered to the server (UDP
-# to a closed port), dropped by caked (engine drops and io rx_nobuf), on
-# the LAN TAP's queues (TX dropped) before caked read them, and in the
-# kernel's per-CPU backlog (softnet, machine-wide).
+# Printed for every run, and in a closing table: offered rate, A's ping
+# loss and median against idle, A's TCP goodput (share of the shaped
+# rate; capped at 20 Mbit/s when unshaped, where A's own upload would
+# fill the queues its ping waits in), where the flood's frames went:
+# delivered to the server (UDP to a closed port), dropped by caked
+# (engine drops and io rx_nobuf), on the LAN TAP's queues (TX dropped)
+# before the forwarder read them, and in the kernel's per-CPU backlog
+# (softnet, machine-wide).
 #
-# Asserted for caked (steps 3 and 4): A's ping loss <= 0.1 %, A's ping
-# median <= 2 ms above idle, A's TCP share >= 45 % (shaped), and the
-# flood's losses accounted for by caked's drops plus the TAP queue's and
-# the backlog's (within 5 % of what B sent). Shaped under the 16-flow
-# flood, loss and share are printed as targets, not asserted: those
-# flows reach every queue, and when caked reads less than all of the
-# flood (2 runs of 4 on the shared 2-core machine) A's queue drops too. The bare forwarder's figures
-# are printed only. Against an AddressSanitizer build (several times
-# slower: it cannot read the full flood) only the accounting is asserted;
-# the rest is printed. With queues-per-device = 1 (NETNS_CONF_GENERAL),
-# the one-flow shaped case fails: the flood fills the only TAP queue and
-# A's packets are dropped there with B's.
+# Asserted for caked at S, shaped and unlimited, both flood shapes: B
+# offers S (within 5 %), A's ping loss <= 0.1 %, A's ping median <= 2 ms
+# above idle, A's TCP share >= 45 % (shaped). Asserted for every caked
+# run: B's datagrams reach the server, and the flood's losses are
+# accounted for by caked's drops plus the TAP queues' and the backlog's
+# (within 5 % of what B sent). Under the full flood the shaped one-flow
+# case is asserted in full too (two queues keep A off the flood's queue;
+# with queues-per-device = 1 in NETNS_CONF_GENERAL it fails) and the
+# shaped 16-flow case its median; the rest is printed as targets: the
+# full flood is beyond what the bare forwarder takes (step 1), and 16
+# flows reach every queue, so A's queue drops too whenever caked reads
+# less than all of it. A search in which the bare forwarder sustains no
+# rate fails; its own figures are printed only.
+#
+# The machine CI and development share may be busy with other work: the
+# whole testbed runs at nice -10, and a miss of caked at S is run once
+# more if the bare forwarder, probed at S just after, does not sustain
+# it either (both lines printed; the second run is asserted whatever).
+# Against an AddressSanitizer build (several times slower than S) only
+# the accounting is asserted; the rest is printed.
 . "$(dirname "$0")/lib.sh"
 
 netns_init ping iperf3 jq
@@ -49,8 +58,13 @@ CAKECTL=${CAKECTL:-$top_builddir/cakectl}
 UDPBLAST=${UDPBLAST:-$top_builddir/tests/bench/udpblast}
 [ -x "$CAKECTL" ] || skip "cakectl not built at $CAKECTL"
 [ -x "$UDPBLAST" ] || skip "udpblast not built at $UDPBLAST"
-SECS=${ISO_SECS:-10}
-SUSTAIN=${ISO_SUSTAIN:-0.4}
+# The testbed (forwarders, B's flood, A's ping and upload) at nice -10:
+# on a shared machine a compiler at nice 0 would otherwise take a core
+# for longer than a TAP queue lasts (1000 frames: 8 ms at 125 k
+# packets/s), from the bare forwarder and caked alike.
+renice -n -10 -p $$ >/dev/null || log "renice failed: default priority"
+SECS=${ISO_SECS:-8}
+PROBE_SECS=${ISO_PROBE_SECS:-5}
 RATE_BPS=20000000
 B_IP=10.201.1.3
 asan=0
@@ -113,7 +127,8 @@ counters()
 	    "$(udp_noports)" "$(softnet_drops)"
 }
 
-# start FWD RATE: caked at RATE, or the bare forwarder.
+# start FWD RATE: caked at RATE, or the bare forwarder; sets IDLE_MED, A's
+# ping median (ms) through it with no load.
 start()
 {
 	if [ "$1" = tapfwd ]; then
@@ -121,6 +136,8 @@ start()
 	else
 		netns_start_caked "$2" "$2" dual-srchost
 	fi
+	netns_ping "$NS_C" "$SERVER_IP" 10 "$NETNS_TMP/idle.txt"
+	IDLE_MED=$(netns_ping_stats "$NETNS_TMP/idle.txt" | cut -d' ' -f1)
 }
 
 # target NAME VALUE OP LIMIT: a bound printed with its verdict, not
@@ -130,103 +147,245 @@ target()
 	local ok
 
 	ok=$(awk -v v="$2" -v l="$4" -v op="$3" 'BEGIN {
-		if (v !~ /^[0-9.]+$/) { print "MISSED"; exit }
+		if (v !~ /^-?[0-9.]+$/) { print "MISSED"; exit }
 		r = (op == "le") ? (v + 0 <= l + 0) : (v + 0 >= l + 0)
 		print r ? "met" : "MISSED" }')
 	log "target $1: $2 ($3 $4) $ok (not asserted)"
 }
 
-# one_case LABEL FWD RATE FLOWS PPS ASSERT: PPS 0 floods at full speed;
-# ASSERT yes (every bound), some (accounting and median; loss and share
-# printed as targets) or no.
-# Sets DELIVERED (pkt/s the LAN TAP handed to the forwarder).
-one_case()
+# flood_counts LABEL FWD C0 C1 D0: the figures of one flood from the
+# counters before (C0) and after (C1) it and caked's drops before (D0).
+flood_counts()
 {
-	local label=$1 fwd=$2 rate=$3 flows=$4 pps=$5 assert=$6
-	local t=$NETNS_TMP/$1 st idle_med c0 c1 sent bps drops=0
-	local taken tapdrop rx backlog lost med loss share above unacc
-	local pace="" paced="" tcp_cap=""
+	local label=$1 fwd=$2 c0 c1
 
-	[ "$rate" = unlimited ] && tcp_cap="-b 20M"
+	read -r -a c0 <<<"$3"
+	read -r -a c1 <<<"$4"
+	SENT=$(awk 'NR == 1 && /^[0-9]+$/ { print; exit }' \
+	    "$NETNS_TMP/$label-flood.txt")
+	SENT=${SENT:-0}
+	DROPS=0
+	if [ "$fwd" = caked ]; then
+		DROPS=$(caked_drops) || fail "$label: cakectl stats"
+		DROPS=$((DROPS - $5))
+	fi
+	TAKEN=$(( c1[0] - c0[0] ))
+	TAPDROP=$(( c1[1] - c0[1] ))
+	RX=$(( c1[2] - c0[2] ))
+	BACKLOG=$(( c1[3] - c0[3] ))
+	LOST=$(( SENT - RX ))
+	UNACC=$(awk -v l="$LOST" -v d="$DROPS" -v t="$TAPDROP" \
+	    -v k="$BACKLOG" -v s="$SENT" 'BEGIN { u = l - d - t - k
+		if (u < 0) u = -u; printf "%.1f", (s > 0 ? 100 * u / s : 100) }')
+	LOSTPCT=$(awk -v l="$LOST" -v s="$SENT" \
+	    'BEGIN { printf "%.2f", (s > 0 ? 100 * l / s : 100) }')
+}
+
+# flood_ping LABEL: A's ping figures (ST, MED, LOSS, ABOVE idle).
+flood_ping()
+{
+	ST=$(netns_ping_stats "$NETNS_TMP/$1-ping.txt")
+	MED=$(echo "$ST" | cut -d' ' -f1)
+	LOSS=$(echo "$ST" | cut -d' ' -f4)
+	ABOVE=$(awk -v a="$MED" -v b="$IDLE_MED" 'BEGIN {
+		if (a !~ /^[0-9.]+$/ || b !~ /^[0-9.]+$/) print "nan"
+		else printf "%.3f", a - b }')
+}
+
+# flood LABEL FWD RATE FLOWS PPS SECS INTERVAL: with FWD running at RATE,
+# B floods for SECS s (PPS 0: as fast as it can, else paced at PPS a
+# second) while A pings every INTERVAL s, from 1 s in to 2 s before the
+# end, and uploads one TCP flow. Sets SENT, TAKEN, DELIVERED (pkt/s the
+# LAN TAP handed to the forwarder), RX, LOST, LOSTPCT, DROPS (caked's),
+# TAPDROP, BACKLOG, UNACC (% of SENT), ST, MED, LOSS, ABOVE, BPS, SHARE;
+# prints them.
+flood()
+{
+	local label=$1 fwd=$2 rate=$3 flows=$4 pps=$5 secs=$6 iv=$7
+	local t=$NETNS_TMP/$1 c0 d0=0 pid pace="" paced="" cap="" n
+
+	[ "$rate" = unlimited ] && cap="-b 20M"
 	if [ "$pps" -gt 0 ]; then
 		pace=$pps
 		paced=", paced at $pps"
 	fi
-
-	start "$fwd" "$rate"
-	netns_ping "$NS_C" "$SERVER_IP" 10 "$t-idle.txt"
-	idle_med=$(netns_ping_stats "$t-idle.txt" | cut -d' ' -f1)
 	if [ "$fwd" = caked ]; then
-		drops=$(caked_drops) || fail "$label: cakectl stats"
+		d0=$(caked_drops) || fail "$label: cakectl stats"
 	fi
-	read -r -a c0 <<<"$(counters)"
-	timeout $((SECS + 10)) ip netns exec "$NS_B" "$UDPBLAST" \
-	    -s "$SERVER_IP" 9 "$SECS" 18 "$flows" $pace >"$t-flood.txt" \
+	c0=$(counters)
+	timeout $((secs + 10)) ip netns exec "$NS_B" "$UDPBLAST" \
+	    -s "$SERVER_IP" 9 "$secs" 18 "$flows" $pace >"$t-flood.txt" \
 	    2>&1 9>&- &
-	local flood_pid=$!
-	netns_track "$flood_pid"
+	pid=$!
+	netns_track "$pid"
 	sleep 1
-	netns_ping_bg "$NS_C" "$SERVER_IP" $(( (SECS - 3) * 5 )) \
-	    "$t-ping.txt" 0.2
+	n=$(awk -v s="$secs" -v i="$iv" 'BEGIN { printf "%d", (s - 3) / i }')
+	netns_ping_bg "$NS_C" "$SERVER_IP" "$n" "$t-ping.txt" "$iv"
 	# Unshaped, A's own upload would fill the queues A's ping waits in.
-	bps=$(netns_iperf "$t-tcp.json" $((SECS - 4)) $tcp_cap)
+	BPS=$(netns_iperf "$t-tcp.json" $((secs > 5 ? secs - 4 : 1)) $cap)
 	wait "$PING_PID"
-	wait "$flood_pid"
+	wait "$pid"
 	sleep 0.5	# the last frames leave the queues
 	kill -0 "$FWD_PID" 2>/dev/null || fail "$label: $fwd died"
-	read -r -a c1 <<<"$(counters)"
-	sent=$(head -n 1 "$t-flood.txt")
-	[ "$fwd" = caked ] && drops=$(( $(caked_drops) - drops ))
-	taken=$(( c1[0] - c0[0] ))
-	tapdrop=$(( c1[1] - c0[1] ))
-	rx=$(( c1[2] - c0[2] ))
-	backlog=$(( c1[3] - c0[3] ))
-	DELIVERED=$(( taken / SECS ))
-	st=$(netns_ping_stats "$t-ping.txt")
-	med=$(echo "$st" | cut -d' ' -f1)
-	loss=$(echo "$st" | cut -d' ' -f4)
-	above=$(awk -v a="$med" -v b="$idle_med" 'BEGIN { print a - b }')
-	share=$(awk -v b="$bps" -v r="$RATE_BPS" \
+	flood_counts "$label" "$fwd" "$c0" "$(counters)" "$d0"
+	flood_ping "$label"
+	DELIVERED=$(( TAKEN / secs ))
+	OFFERED=$(( SENT / secs ))
+	SHARE=$(awk -v b="$BPS" -v r="$RATE_BPS" \
 	    'BEGIN { printf "%.1f", 100 * b / r }')
-	lost=$(( sent - rx ))
-	unacc=$(awk -v l="$lost" -v d="$drops" -v t="$tapdrop" \
-	    -v k="$backlog" -v s="$sent" 'BEGIN { u = l - d - t - k
-		if (u < 0) u = -u; printf "%.1f", (s > 0 ? 100 * u / s : 100) }')
-	log "$label: $fwd $rate, B offered $((sent / SECS)) pkt/s from" \
-	    "$flows flow(s)$paced; LAN TAP handed over" \
-	    "$DELIVERED pkt/s"
-	log "$label: B's lost $lost = $fwd drops $drops + TAP queue drops" \
-	    "$tapdrop + backlog drops $backlog (unaccounted $unacc % of sent)"
-	log "$label: A ping idle median $idle_med ms; flood" \
-	    "median/p95/max/loss%/n $st; A TCP $(mbit "$bps") Mbit/s" \
-	    "($share % of 20 Mbit)"
-	[ "$assert" = no ] && { netns_stop_fwd; return; }
-	check "$label: flood losses unaccounted %" "$unacc" le 5
-	if [ "$asan" = 1 ]; then
-		:
-	elif [ "$assert" = yes ]; then
-		check "$label: A ping loss %" "$loss" le 0.1
-		check "$label: A ping median above idle ms" "$above" le 2
-		[ "$rate" != unlimited ] &&
-		    check "$label: A TCP share %" "$share" ge 45
-	else
-		check "$label: A ping median above idle ms" "$above" le 2
-		target "$label: A ping loss %" "$loss" le 0.1
-		target "$label: A TCP share %" "$share" ge 45
-	fi
-	netns_stop_fwd
+	log "$label: $fwd $rate, B offered $((SENT / secs)) pkt/s from" \
+	    "$flows flow(s)$paced; LAN TAP handed over $DELIVERED pkt/s"
+	log "$label: B's lost $LOST ($LOSTPCT %) = $fwd drops $DROPS +" \
+	    "TAP queue drops $TAPDROP + backlog drops $BACKLOG" \
+	    "(unaccounted $UNACC % of sent)"
+	log "$label: A ping idle median $IDLE_MED ms; flood" \
+	    "median/p95/max/loss%/n $ST; A TCP $(mbit "$BPS") Mbit/s" \
+	    "($SHARE % of 20 Mbit)"
+	SUMMARY="$SUMMARY
+$(printf '%-18s %8d %8d %7s %8s %6s %9d %9d' "$label" \
+    $((SENT / secs)) "$DELIVERED" "$LOSS" "$ABOVE" "$SHARE" "$DROPS" \
+    "$TAPDROP")"
 }
 
+# sustains PPS: whether the last flood through the bare forwarder,
+# offered at PPS or more (within 5 %), kept A whole (no ping lost, median
+# within 2 ms of idle) and lost at most 0.1 % of B's frames.
+sustains()
+{
+	awk -v s="$SENT" -v l="$LOST" -v p="$LOSS" -v a="$ABOVE" \
+	    -v o="$OFFERED" -v pps="$1" 'BEGIN {
+		ok = s > 0 && o >= 0.95 * pps && l <= s / 1000 &&
+		    p ~ /^[0-9.]+$/ && p + 0 <= 0.1 &&
+		    a ~ /^-?[0-9.]+$/ && a + 0 <= 2
+		exit !ok }'
+}
+
+# search FLOWS FULL: with the bare forwarder running, the flood paced at
+# falling fractions of FULL (pkt/s it took under the full flood); sets
+# SUSTAINED to the first rate it sustains, 0 if none.
+search()
+{
+	local flows=$1 full=$2 f pps
+
+	SUSTAINED=0
+	for f in 0.8 0.65 0.55 0.45 0.37 0.3; do
+		pps=$(awk -v d="$full" -v f="$f" \
+		    'BEGIN { printf "%d", d * f }')
+		[ "$pps" -gt 0 ] || return 0
+		flood "search-$flows-$f" tapfwd unlimited "$flows" "$pps" \
+		    "$PROBE_SECS" 0.05
+		if sustains "$pps"; then
+			log "search-$flows: sustained at $pps pkt/s ($f of $full)"
+			SUSTAINED=$pps
+			return 0
+		fi
+		log "search-$flows: not sustained at $pps pkt/s ($f of $full)"
+		sleep 0.5
+	done
+}
+
+# bounds_met RATE PPS: whether the last flood, offered at PPS or more
+# (within 5 %), kept A within every bound.
+bounds_met()
+{
+	awk -v p="$LOSS" -v a="$ABOVE" -v s="$SHARE" -v r="$1" \
+	    -v o="$OFFERED" -v pps="$2" 'BEGIN {
+		ok = o >= 0.95 * pps && p ~ /^[0-9.]+$/ && p + 0 <= 0.1 &&
+		    a ~ /^-?[0-9.]+$/ && a + 0 <= 2 &&
+		    (r == "unlimited" || s + 0 >= 45)
+		exit !ok }'
+}
+
+# bare_sustains LABEL FLOWS PPS: the bare forwarder probed at PPS, as in
+# the search; keeps the figures of the flood before it.
+bare_sustains()
+{
+	local fig="$UNACC $RX $LOSS $ABOVE $SHARE $OFFERED" rv=0
+
+	start tapfwd
+	flood "$1" tapfwd unlimited "$2" "$3" "$PROBE_SECS" 0.05
+	sustains "$3" || rv=1
+	netns_stop_fwd
+	read -r UNACC RX LOSS ABOVE SHARE OFFERED <<<"$fig"
+	return "$rv"
+}
+
+# caked_case LABEL RATE FLOWS PPS ASSERT: caked at RATE under the flood
+# (PPS 0: full). ASSERT: all (every bound), median (the median; loss and
+# share printed as targets) or none (all printed as targets). The
+# accounting is asserted for every run; with ASan only it. At a paced
+# rate that caked misses, the bare forwarder is probed at it just after:
+# if it does not sustain it either, the machine was busy meanwhile (the
+# other helpers of a shared machine, a compiler), and caked runs once
+# more; its second run is asserted whatever the probe says.
+caked_case()
+{
+	local label=$1 rate=$2 flows=$3 pps=$4 assert=$5 try
+
+	[ "$asan" = 1 ] && assert=none
+	for try in 1 2; do
+		[ "$try" = 2 ] && label="$1-again"
+		start caked "$rate"
+		flood "$label" caked "$rate" "$flows" "$pps" "$SECS" 0.2
+		netns_stop_fwd
+		check "$label: flood losses unaccounted %" "$UNACC" le 5
+		check "$label: B's datagrams at the server" "$RX" gt 0
+		if [ "$assert" != all ] || [ "$pps" = 0 ] || [ "$try" = 2 ] ||
+		    bounds_met "$rate" "$pps"; then
+			break
+		fi
+		if bare_sustains "$label-bare" "$flows" "$pps"; then
+			log "$label: the bare forwarder sustained $pps" \
+			    "pkt/s just after: caked's miss stands"
+			break
+		fi
+		log "$label: the bare forwarder did not sustain $pps pkt/s" \
+		    "just after either: the machine was busy; once more"
+	done
+	case $assert in
+	all)
+		[ "$pps" = 0 ] || check "$label: B offered pkt/s" "$OFFERED" \
+		    ge "$(awk -v p="$pps" 'BEGIN { printf "%d", 0.95 * p }')"
+		check "$label: A ping loss %" "$LOSS" le 0.1
+		check "$label: A ping median above idle ms" "$ABOVE" le 2
+		[ "$rate" = unlimited ] ||
+		    check "$label: A TCP share %" "$SHARE" ge 45
+		;;
+	median)
+		check "$label: A ping median above idle ms" "$ABOVE" le 2
+		target "$label: A ping loss %" "$LOSS" le 0.1
+		target "$label: A TCP share %" "$SHARE" ge 45
+		;;
+	*)
+		target "$label: A ping loss %" "$LOSS" le 0.1
+		target "$label: A ping median above idle ms" "$ABOVE" le 2
+		[ "$rate" = unlimited ] ||
+		    target "$label: A TCP share %" "$SHARE" ge 45
+		;;
+	esac
+}
+
+SUMMARY=$(printf '%-18s %8s %8s %7s %8s %6s %9s %9s' run offered \
+    taken loss% +median share% caked-drop tap-drop)
 for flows in 16 1; do
-	one_case "bare-full-$flows" tapfwd unlimited "$flows" 0 no
-	pps=$(awk -v d="$DELIVERED" -v s="$SUSTAIN" \
-	    'BEGIN { printf "%d", d * s }')
-	[ "$pps" -gt 0 ] || fail "the bare forwarder took no frames"
-	one_case "bare-$flows" tapfwd unlimited "$flows" "$pps" no
-	# 16 flows reach every queue: when caked falls behind, A's queue
-	# drops too. Asserted in full for one flow, where queues isolate.
-	one_case "shaped-$flows" caked 20mbit "$flows" 0 \
-	    "$([ "$flows" = 1 ] && echo yes || echo some)"
-	one_case "unlimited-$flows" caked unlimited "$flows" "$pps" yes
+	start tapfwd
+	flood "bare-full-$flows" tapfwd unlimited "$flows" 0 "$SECS" 0.2
+	full=$DELIVERED
+	[ "$full" -gt 0 ] || fail "the bare forwarder took no frames"
+	search "$flows" "$full"
+	netns_stop_fwd
+	# One flow: two queues keep A off the flood's queue, asserted in
+	# full. 16 flows reach every queue: A's queue drops whenever caked
+	# falls behind the full flood.
+	caked_case "shaped-full-$flows" 20mbit "$flows" 0 \
+	    "$([ "$flows" = 1 ] && echo all || echo median)"
+	caked_case "unlimited-full-$flows" unlimited "$flows" 0 none
+	check "bare forwarder sustained pkt/s, $flows flow(s)" \
+	    "$SUSTAINED" gt 0
+	[ "$SUSTAINED" -gt 0 ] || continue
+	caked_case "shaped-$flows" 20mbit "$flows" "$SUSTAINED" all
+	caked_case "unlimited-$flows" unlimited "$flows" "$SUSTAINED" all
 done
+log "summary (pkt/s; loss and share in %, median above idle in ms):"
+echo "$SUMMARY"
 netns_finish

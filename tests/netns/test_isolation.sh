@@ -176,7 +176,8 @@ flood_counts()
 	LOST=$(( SENT - RX ))
 	UNACC=$(awk -v l="$LOST" -v d="$DROPS" -v t="$TAPDROP" \
 	    -v k="$BACKLOG" -v s="$SENT" 'BEGIN { u = l - d - t - k
-		if (u < 0) u = -u; printf "%.1f", (s > 0 ? 100 * u / s : 100) }')
+		if (u < 0) u = -u
+		printf "%.1f", (s > 0 ? 100 * u / s : 100) }')
 	LOSTPCT=$(awk -v l="$LOST" -v s="$SENT" \
 	    'BEGIN { printf "%.2f", (s > 0 ? 100 * l / s : 100) }')
 }
@@ -275,7 +276,8 @@ search()
 		flood "search-$flows-$f" tapfwd unlimited "$flows" "$pps" \
 		    "$PROBE_SECS" 0.05
 		if sustains "$pps"; then
-			log "search-$flows: sustained at $pps pkt/s ($f of $full)"
+			log "search-$flows: sustained at $pps pkt/s" \
+			    "($f of $full)"
 			SUSTAINED=$pps
 			return 0
 		fi

@@ -353,7 +353,7 @@ cpu_run()
 # -o paced to the goodput caked reached; one table row per caked run.
 cpu_rate()
 {
-	local rate=$1 h rows="" pace
+	local rate=$1 h rows="" pace tpps tus
 
 	for h in $BENCH_HORIZONS; do
 		NETNS_CONF_GENERAL=""
@@ -370,11 +370,18 @@ cpu_rate()
 	start_tapfwd -o
 	cpu_run "tapfwd-$rate" -b "$pace"
 	netns_stop_fwd
+	# the same application-paced load as tapfwd's, through caked
+	netns_start_caked "${rate}mbit" "${rate}mbit" >&2
+	tpps=$RUN_PPS tus=$RUN_US
+	cpu_run "caked-paced-$rate" -b "$pace"
+	netns_stop_fwd
+	rows="${rows}default,paced $RUN_GOODPUT $RUN_PPS $RUN_US
+"
 	echo "$rows" | while read -r h g pps us; do
 		[ -n "$h" ] || continue
 		printf '| %s | %s | %s | %s | %s | %s | %s | %s |\n' "$rate" \
-		    "$h" "$(mbit "$g")" "$pps" "$us" "$RUN_PPS" "$RUN_US" \
-		    "$(ratio "$us" "$RUN_US")"
+		    "${h/,/, }" "$(mbit "$g")" "$pps" "$us" "$tpps" "$tus" \
+		    "$(ratio "$us" "$tus")"
 	done
 }
 
@@ -395,7 +402,8 @@ cpu_part()
 	echo "context: the bridge, the receiving host's TCP and, for an ACK, the"
 	echo "segments it releases from the sender count in the forwarder's CPU"
 	echo "time (about half of caked's at 100 Mbit, perf). caked shapes a"
-	echo "cwnd-limited stream, tapfwd an application-paced one."
+	echo "cwnd-limited stream, tapfwd an application-paced one; \`default, paced\`"
+	echo "is caked carrying tapfwd's paced stream (same iperf3 -b)."
 	echo
 	echo "| rate Mbit | horizon | caked Mbit/s | caked frames/s | caked us / frame | tapfwd frames/s | tapfwd us / frame | ratio |"
 	echo "|---:|---|---:|---:|---:|---:|---:|---:|"

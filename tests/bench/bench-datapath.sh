@@ -327,19 +327,31 @@ cpu_ticks()
 	awk '{ print $14 + $15 }' "/proc/$FWD_PID/stat"
 }
 
+# ctx_switches: the forwarder's context switches (all threads): each
+# one ends a wakeup, so frames / switches is frames per wakeup.
+ctx_switches()
+{
+	cat /proc/"$FWD_PID"/task/*/status 2>/dev/null |
+	    awk '/^(non)?voluntary_ctxt_switches/ { s += $2 } END { print s + 0 }'
+}
+
 # cpu_run LABEL [iperf3 options]: one bounded TCP load client -> server
 # through the running forwarder. Sets RUN_US (CPU us per packet forwarded),
-# RUN_PPS (packets forwarded per second), RUN_FRAMES and RUN_GOODPUT.
+# RUN_PPS (packets forwarded per second), RUN_FPW (packets per wakeup),
+# RUN_FRAMES and RUN_GOODPUT.
 cpu_run()
 {
-	local label=$1 c0 c1 f0 f1 t0 t1
+	local label=$1 c0 c1 f0 f1 t0 t1 w0 w1
 
 	shift
 	c0=$(cpu_ticks) f0=$(packets_delivered) t0=$(date +%s%N)
+	w0=$(ctx_switches)
 	RUN_GOODPUT=$(netns_iperf "$NETNS_TMP/cpu-$label.json" \
 	    "$BENCH_CPU_SECS" "$@")
 	c1=$(cpu_ticks) f1=$(packets_delivered) t1=$(date +%s%N)
+	w1=$(ctx_switches)
 	RUN_FRAMES=$((f1 - f0))
+	RUN_FPW=$(ratio "$RUN_FRAMES" $((w1 - w0)))
 	RUN_PPS=$(awk -v f="$RUN_FRAMES" -v t="$((t1 - t0))" \
 	    'BEGIN { printf "%.0f", (t > 0) ? f * 1e9 / t : 0 }')
 	RUN_US=$(awk -v c="$((c1 - c0))" -v h="$(getconf CLK_TCK)" \
@@ -353,7 +365,7 @@ cpu_run()
 # -o paced to the goodput caked reached; one table row per caked run.
 cpu_rate()
 {
-	local rate=$1 h rows="" pace tpps tus
+	local rate=$1 h rows="" pace tpps tus tfpw
 
 	for h in $BENCH_HORIZONS; do
 		NETNS_CONF_GENERAL=""
@@ -362,7 +374,7 @@ cpu_rate()
 		netns_start_caked "${rate}mbit" "${rate}mbit" >&2
 		cpu_run "caked-$rate-$h"
 		netns_stop_fwd
-		rows="$rows$h $RUN_GOODPUT $RUN_PPS $RUN_US
+		rows="$rows$h $RUN_GOODPUT $RUN_PPS $RUN_US $RUN_FPW
 "
 		pace=$RUN_GOODPUT
 	done
@@ -372,16 +384,16 @@ cpu_rate()
 	netns_stop_fwd
 	# the same application-paced load as tapfwd's, through caked
 	netns_start_caked "${rate}mbit" "${rate}mbit" >&2
-	tpps=$RUN_PPS tus=$RUN_US
+	tpps=$RUN_PPS tus=$RUN_US tfpw=$RUN_FPW
 	cpu_run "caked-paced-$rate" -b "$pace"
 	netns_stop_fwd
-	rows="${rows}default,paced $RUN_GOODPUT $RUN_PPS $RUN_US
+	rows="${rows}default,paced $RUN_GOODPUT $RUN_PPS $RUN_US $RUN_FPW
 "
-	echo "$rows" | while read -r h g pps us; do
+	echo "$rows" | while read -r h g pps us fpw; do
 		[ -n "$h" ] || continue
-		printf '| %s | %s | %s | %s | %s | %s | %s | %s |\n' "$rate" \
-		    "${h/,/, }" "$(mbit "$g")" "$pps" "$us" "$tpps" "$tus" \
-		    "$(ratio "$us" "$tus")"
+		printf '| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n' \
+		    "$rate" "${h/,/, }" "$(mbit "$g")" "$pps" "$us" "$fpw" \
+		    "$tpps" "$tus" "$tfpw" "$(ratio "$us" "$tus")"
 	done
 }
 
@@ -405,8 +417,10 @@ cpu_part()
 	echo "cwnd-limited stream, tapfwd an application-paced one; \`default, paced\`"
 	echo "is caked carrying tapfwd's paced stream (same iperf3 -b)."
 	echo
-	echo "| rate Mbit | horizon | caked Mbit/s | caked frames/s | caked us / frame | tapfwd frames/s | tapfwd us / frame | ratio |"
-	echo "|---:|---|---:|---:|---:|---:|---:|---:|"
+	echo "frames / wakeup: frames over the forwarder's context switches."
+	echo
+	echo "| rate Mbit | horizon | caked Mbit/s | caked frames/s | caked us / frame | caked frames / wakeup | tapfwd frames/s | tapfwd us / frame | tapfwd frames / wakeup | ratio |"
+	echo "|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|"
 	drop_testbeds
 	VETH_OFFLOAD=0
 	netns_topo_tap cp >&2

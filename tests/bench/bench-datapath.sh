@@ -20,7 +20,8 @@
 #     without offloads: one frame is one packet), beside the bare
 #     forwarder (tapfwd -o) carrying the same packet rate (iperf3 paced
 #     to the goodput caked reached); caked once per departure horizon of
-#     BENCH_HORIZONS.
+#     BENCH_HORIZONS, and once carrying tapfwd's paced stream; frames per
+#     wakeup (context switch) of each.
 #  6. Queues: 64-byte packets per second (udpblast -s, from 16 flows
 #     and 1 flow) through the bare forwarder and caked with
 #     queues-per-device = 1, 2 and 4, unlimited and shaped at 1 Gbit.

@@ -20,14 +20,23 @@
 #     without offloads: one frame is one packet), beside the bare
 #     forwarder (tapfwd -o) carrying the same packet rate (iperf3 paced
 #     to the goodput caked reached); caked once per departure horizon of
-#     BENCH_HORIZONS.
+#     BENCH_HORIZONS, and once carrying tapfwd's paced stream; frames per
+#     wakeup (context switch) of each.
 #  6. Queues: 64-byte packets per second (udpblast -s, from 16 flows
 #     and 1 flow) through the bare forwarder and caked with
 #     queues-per-device = 1, 2 and 4, unlimited and shaped at 1 Gbit.
+#  7. Full duplex: caked shaped at 900 Mbit both ways, one TCP stream each
+#     way at once (iperf3 --bidir), goodput / rate in both directions and
+#     the ping added, once per value of [general] threads that caked
+#     accepts (caked -t on a config carrying it), side by side.
+#  8. Multi-gigabit: caked shaped at 2.5 and 5 Gbit (offloads on),
+#     goodput / rate and the ping added, beside the ceilings of this
+#     machine in the same run: the kernel bridge, the bare forwarder
+#     (tapfwd -o) and caked unlimited.
 #
 # Markdown on stdout; progress on stderr. It reports and never fails on
 # time; without root or tools it says so and exits 0 (make bench goes on).
-# Everything is bounded (about 9 minutes on 2 cores).
+# Everything is bounded (about 11 minutes on 2 cores).
 
 : "${top_builddir:=.}"
 : "${top_srcdir:=$(cd "$(dirname "$0")/../.." && pwd)}"
@@ -40,8 +49,8 @@ BENCH_REPEAT=${BENCH_REPEAT:-3}
 # Shaped rates (Mbit/s) of part 3.
 BENCH_RATES=${BENCH_RATES:-10 100 500 900}
 # Parts to run: "datapath" (2), "shaping" (3 and 4), "cpu" (5),
-# "queues" (6).
-BENCH_PARTS=${BENCH_PARTS:-datapath shaping cpu queues}
+# "queues" (6), "duplex" (7), "multigig" (8).
+BENCH_PARTS=${BENCH_PARTS:-datapath shaping cpu queues duplex multigig}
 # Part 5: shaped rates (Mbit/s), seconds per run, caked's horizons.
 BENCH_CPU_RATES=${BENCH_CPU_RATES:-100 1000}
 BENCH_CPU_SECS=${BENCH_CPU_SECS:-8}
@@ -49,6 +58,11 @@ BENCH_CPU_SECS=${BENCH_CPU_SECS:-8}
 BENCH_HORIZONS=${BENCH_HORIZONS:-0 default 1000us}
 # queues-per-device values of part 6.
 BENCH_QUEUES=${BENCH_QUEUES:-1 2 4}
+# Part 7: the shaped rate (Mbit/s) and the threads values to try.
+BENCH_DUPLEX_RATE=${BENCH_DUPLEX_RATE:-900}
+BENCH_THREADS=${BENCH_THREADS:-1 2}
+# Part 8: shaped rates (Mbit/s).
+BENCH_GIG_RATES=${BENCH_GIG_RATES:-2500 5000}
 
 # lib.sh's skip() exits 77; a benchmark that cannot run is no failure.
 if [ "$(id -u)" != 0 ] || ! command -v iperf3 >/dev/null 2>&1 ||
@@ -314,19 +328,31 @@ cpu_ticks()
 	awk '{ print $14 + $15 }' "/proc/$FWD_PID/stat"
 }
 
+# ctx_switches: the forwarder's context switches (all threads): each
+# one ends a wakeup, so frames / switches is frames per wakeup.
+ctx_switches()
+{
+	cat /proc/"$FWD_PID"/task/*/status 2>/dev/null |
+	    awk '/^(non)?voluntary_ctxt_switches/ { s += $2 } END { print s + 0 }'
+}
+
 # cpu_run LABEL [iperf3 options]: one bounded TCP load client -> server
 # through the running forwarder. Sets RUN_US (CPU us per packet forwarded),
-# RUN_PPS (packets forwarded per second), RUN_FRAMES and RUN_GOODPUT.
+# RUN_PPS (packets forwarded per second), RUN_FPW (packets per wakeup),
+# RUN_FRAMES and RUN_GOODPUT.
 cpu_run()
 {
-	local label=$1 c0 c1 f0 f1 t0 t1
+	local label=$1 c0 c1 f0 f1 t0 t1 w0 w1
 
 	shift
 	c0=$(cpu_ticks) f0=$(packets_delivered) t0=$(date +%s%N)
+	w0=$(ctx_switches)
 	RUN_GOODPUT=$(netns_iperf "$NETNS_TMP/cpu-$label.json" \
 	    "$BENCH_CPU_SECS" "$@")
 	c1=$(cpu_ticks) f1=$(packets_delivered) t1=$(date +%s%N)
+	w1=$(ctx_switches)
 	RUN_FRAMES=$((f1 - f0))
+	RUN_FPW=$(ratio "$RUN_FRAMES" $((w1 - w0)))
 	RUN_PPS=$(awk -v f="$RUN_FRAMES" -v t="$((t1 - t0))" \
 	    'BEGIN { printf "%.0f", (t > 0) ? f * 1e9 / t : 0 }')
 	RUN_US=$(awk -v c="$((c1 - c0))" -v h="$(getconf CLK_TCK)" \
@@ -340,7 +366,7 @@ cpu_run()
 # -o paced to the goodput caked reached; one table row per caked run.
 cpu_rate()
 {
-	local rate=$1 h rows="" pace
+	local rate=$1 h rows="" pace tpps tus tfpw
 
 	for h in $BENCH_HORIZONS; do
 		NETNS_CONF_GENERAL=""
@@ -349,7 +375,7 @@ cpu_rate()
 		netns_start_caked "${rate}mbit" "${rate}mbit" >&2
 		cpu_run "caked-$rate-$h"
 		netns_stop_fwd
-		rows="$rows$h $RUN_GOODPUT $RUN_PPS $RUN_US
+		rows="$rows$h $RUN_GOODPUT $RUN_PPS $RUN_US $RUN_FPW
 "
 		pace=$RUN_GOODPUT
 	done
@@ -357,11 +383,18 @@ cpu_rate()
 	start_tapfwd -o
 	cpu_run "tapfwd-$rate" -b "$pace"
 	netns_stop_fwd
-	echo "$rows" | while read -r h g pps us; do
+	# the same application-paced load as tapfwd's, through caked
+	netns_start_caked "${rate}mbit" "${rate}mbit" >&2
+	tpps=$RUN_PPS tus=$RUN_US tfpw=$RUN_FPW
+	cpu_run "caked-paced-$rate" -b "$pace"
+	netns_stop_fwd
+	rows="${rows}default,paced $RUN_GOODPUT $RUN_PPS $RUN_US $RUN_FPW
+"
+	echo "$rows" | while read -r h g pps us fpw; do
 		[ -n "$h" ] || continue
-		printf '| %s | %s | %s | %s | %s | %s | %s | %s |\n' "$rate" \
-		    "$h" "$(mbit "$g")" "$pps" "$us" "$RUN_PPS" "$RUN_US" \
-		    "$(ratio "$us" "$RUN_US")"
+		printf '| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n' \
+		    "$rate" "${h/,/, }" "$(mbit "$g")" "$pps" "$us" "$fpw" \
+		    "$tpps" "$tus" "$tfpw" "$(ratio "$us" "$tus")"
 	done
 }
 
@@ -382,10 +415,13 @@ cpu_part()
 	echo "context: the bridge, the receiving host's TCP and, for an ACK, the"
 	echo "segments it releases from the sender count in the forwarder's CPU"
 	echo "time (about half of caked's at 100 Mbit, perf). caked shapes a"
-	echo "cwnd-limited stream, tapfwd an application-paced one."
+	echo "cwnd-limited stream, tapfwd an application-paced one; \`default, paced\`"
+	echo "is caked carrying tapfwd's paced stream (same iperf3 -b)."
 	echo
-	echo "| rate Mbit | horizon | caked Mbit/s | caked frames/s | caked us / frame | tapfwd frames/s | tapfwd us / frame | ratio |"
-	echo "|---:|---|---:|---:|---:|---:|---:|---:|"
+	echo "frames / wakeup: frames over the forwarder's context switches."
+	echo
+	echo "| rate Mbit | horizon | caked Mbit/s | caked frames/s | caked us / frame | caked frames / wakeup | tapfwd frames/s | tapfwd us / frame | tapfwd frames / wakeup | ratio |"
+	echo "|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|"
 	drop_testbeds
 	VETH_OFFLOAD=0
 	netns_topo_tap cp >&2
@@ -462,9 +498,187 @@ queues_part()
 	echo
 }
 
+# threads_accepted N: whether caked -t takes [general] threads = N (the
+# key appeared with the per-direction threads; older builds reject it).
+threads_accepted()
+{
+	local conf=$NETNS_TMP/threads-$1.conf
+
+	{
+		echo "[general]"
+		echo "mode = tap"
+		echo "lan = $LAN_DEV"
+		echo "wan = $WAN_DEV"
+		echo "threads = $1"
+		echo "[upload]"
+		echo "bandwidth = 100mbit"
+		echo "[download]"
+		echo "bandwidth = 100mbit"
+	} >"$conf"
+	"$CAKED" -t -c "$conf" >"$NETNS_TMP/threads-$1.log" 2>&1
+}
+
+# bidir_reverse JSONFILE: the reverse stream's receiver goodput (bit/s).
+bidir_reverse()
+{
+	local bps
+
+	bps=$(jq -r '.end.sum_received_bidir_reverse.bits_per_second // 0' \
+	    "$1" 2>/dev/null)
+	printf '%.0f\n' "${bps:-0}"
+}
+
+# cpu_pct T0_TICKS T1_TICKS T0_NS T1_NS: forwarder CPU in % of one core.
+cpu_pct()
+{
+	awk -v c="$(($2 - $1))" -v h="$(getconf CLK_TCK)" \
+	    -v t="$(($4 - $3))" \
+	    'BEGIN { printf "%.0f", (t > 0) ? c / h * 1e11 / t : 0 }'
+}
+
+# duplex_row THREADS: caked at the duplex rate, one stream each way.
+duplex_row()
+{
+	local t=$1 rate=$BENCH_DUPLEX_RATE idle up down c0 c1 t0 t1 label
+
+	label="threads = $t"
+	NETNS_CONF_GENERAL="threads = $t"
+	if ! threads_accepted "$t"; then
+		log "duplex: $label not accepted: $(head -n 1 \
+		    "$NETNS_TMP/threads-$t.log")"
+		if [ "$t" != 1 ]; then
+			printf '| %s | not available (caked -t: %s) | | | | | | | |\n' \
+			    "$label" "$(head -n 1 "$NETNS_TMP/threads-$t.log" |
+			    sed 's/.*: //')"
+			return
+		fi
+		# before the key: one thread carries both directions
+		NETNS_CONF_GENERAL=""
+		label="one thread (no threads key)"
+	fi
+	netns_start_caked "${rate}mbit" "${rate}mbit" >&2
+	netns_ping "$NS_C" "$SERVER_IP" 20 "$NETNS_TMP/idle-duplex-$t.txt"
+	idle=$(netns_ping_stats "$NETNS_TMP/idle-duplex-$t.txt")
+	c0=$(cpu_ticks) t0=$(date +%s%N)
+	netns_load_ping "duplex-$t" "$BENCH_SHAPE_SECS" \
+	    $(((BENCH_SHAPE_SECS - 3) * 20)) --bidir
+	c1=$(cpu_ticks) t1=$(date +%s%N)
+	netns_stop_fwd
+	NETNS_CONF_GENERAL=""
+	up=$LOAD_GOODPUT
+	down=$(bidir_reverse "$NETNS_TMP/duplex-$t-iperf.json")
+	log "duplex $label: up $(mbit "$up"), down $(mbit "$down"), idle" \
+	    "$idle, load $LOAD_STATS"
+	printf '| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n' "$label" \
+	    "$(mbit "$up")" "$(ratio "$up" $((rate * 1000000)))" \
+	    "$(mbit "$down")" "$(ratio "$down" $((rate * 1000000)))" \
+	    "${idle%% *}" "${LOAD_STATS%% *}" \
+	    "$(awk -v a="${LOAD_STATS%% *}" -v b="${idle%% *}" \
+	    'BEGIN { printf "%.3f", a - b }')" "$(cpu_pct "$c0" "$c1" \
+	    "$t0" "$t1")"
+}
+
+duplex_part()
+{
+	local t
+
+	echo "### 7. Full duplex, shaped at $BENCH_DUPLEX_RATE Mbit each way"
+	echo
+	echo "caked \`bandwidth ${BENCH_DUPLEX_RATE}mbit\` both ways (raw framing),"
+	echo "veths with offloads, one TCP stream each way at once (iperf3"
+	echo "--bidir) for ${BENCH_SHAPE_SECS} s, 20 Hz ping client -> server from"
+	echo "2 s in; once per value of \`[general] threads\` caked accepts."
+	echo "CPU: caked's utime+stime over the loaded run, % of one core"
+	echo "(iperf3 and the kernel's share of the forwarding use the same"
+	echo "$(nproc) cores)."
+	echo
+	echo "| threads | up Mbit/s | up / rate | down Mbit/s | down / rate | ping idle ms | ping load ms | added ms | caked CPU % |"
+	echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|"
+	drop_testbeds
+	VETH_OFFLOAD=1
+	netns_topo_tap dx >&2
+	netns_iperf_server >&2
+	for t in $BENCH_THREADS; do
+		duplex_row "$t"
+	done
+	echo
+}
+
+# gig_run KIND LABEL RATE_MBIT: one TCP stream with ping through the
+# running forwarder (or bridge); one table row. RATE_MBIT "-": unshaped.
+gig_run()
+{
+	local kind=$1 label=$2 rate=$3 idle g c0 c1 t0 t1 cpu="-" r="-"
+
+	netns_ping "$NS_C" "$SERVER_IP" 20 "$NETNS_TMP/idle-gig-$label.txt"
+	idle=$(netns_ping_stats "$NETNS_TMP/idle-gig-$label.txt")
+	[ -n "$FWD_PID" ] && c0=$(cpu_ticks)
+	t0=$(date +%s%N)
+	netns_load_ping "gig-$label" "$BENCH_SHAPE_SECS" \
+	    $(((BENCH_SHAPE_SECS - 3) * 20))
+	t1=$(date +%s%N)
+	[ -n "$FWD_PID" ] && {
+		c1=$(cpu_ticks)
+		cpu=$(cpu_pct "$c0" "$c1" "$t0" "$t1")
+	}
+	g=$LOAD_GOODPUT
+	[ "$rate" = - ] || r=$(ratio "$g" $((rate * 1000000)))
+	eval "GIG_$kind=$g"
+	log "gig $label: $(mbit "$g") Mbit/s, idle $idle, load $LOAD_STATS"
+	printf '| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n' "$label" \
+	    "$(mbit "$g")" "$r" "$(ratio "$g" "${GIG_bridge:-0}")" \
+	    "$([ "$kind" = bridge ] && echo - || ratio "$g" "$GIG_tapfwd")" \
+	    "${idle%% *}" \
+	    "${LOAD_STATS%% *}" "$(awk -v a="${LOAD_STATS%% *}" \
+	    -v b="${idle%% *}" 'BEGIN { printf "%.3f", a - b }')" "$cpu"
+}
+
+multigig_part()
+{
+	local rate
+
+	echo "### 8. Multi-gigabit shaping and this machine's ceilings"
+	echo
+	echo "Veths with offloads (TSO/GSO/GRO: super-packets reach the TAP"
+	echo "devices), one TCP stream client -> server for ${BENCH_SHAPE_SECS} s,"
+	echo "20 Hz ping from 2 s in. Ceilings first, in the same run: the kernel"
+	echo "bridge alone, the bare forwarder (tapfwd -o) and caked \`unlimited\`;"
+	echo "then caked \`bandwidth R\` both ways. iperf3 (sender and receiver),"
+	echo "the kernel's forwarding and the forwarder share the same"
+	echo "$(nproc) cores. CPU: the forwarder's, % of one core."
+	echo
+	echo "| forwarder | goodput Mbit/s | / rate | / bridge | / tapfwd -o | ping idle ms | ping load ms | added ms | CPU % |"
+	echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|"
+	drop_testbeds
+	VETH_OFFLOAD=1
+	GIG_bridge=0 GIG_tapfwd=0
+	netns_topo_plain gp >&2
+	netns_iperf_server >&2
+	FWD_PID=""
+	gig_run bridge "kernel bridge" -
+	drop_testbeds
+	netns_topo_tap gt >&2
+	netns_iperf_server >&2
+	start_tapfwd -o
+	gig_run tapfwd "tapfwd -o" -
+	netns_stop_fwd
+	NETNS_CONF_GENERAL=""
+	netns_start_caked unlimited unlimited >&2
+	gig_run caked "caked unlimited" -
+	netns_stop_fwd
+	for rate in $BENCH_GIG_RATES; do
+		netns_start_caked "${rate}mbit" "${rate}mbit" >&2
+		gig_run shaped "caked ${rate} Mbit" "$rate"
+		netns_stop_fwd
+	done
+	echo
+}
+
 machine
 case $BENCH_PARTS in *datapath*) datapath_part ;; esac
 case $BENCH_PARTS in *shaping*) shaping_part ;; esac
 case $BENCH_PARTS in *cpu*) cpu_part ;; esac
 case $BENCH_PARTS in *queues*) queues_part ;; esac
+case $BENCH_PARTS in *duplex*) duplex_part ;; esac
+case $BENCH_PARTS in *multigig*) multigig_part ;; esac
 exit 0

@@ -26,7 +26,7 @@
 #define TSRTT_PENDING		4	/* TSvals awaiting their echo, per side */
 #define TSRTT_PENDING_NS	2000000000ULL	/* unanswered: given up */
 #define TSRTT_FLOW_IDLE_NS	10000000000ULL	/* flow silent: slot reusable */
-#define TSRTT_WINDOW_NS		200000000ULL	/* delays: min over this */
+#define TSRTT_WINDOW_NS		100000000ULL	/* delays: min over this */
 #define TSRTT_FRESH_NS		1000000000ULL	/* a window older: stale */
 #define TSRTT_BASE_WINDOW_NS	4000000000ULL	/* baselines: min over this */
 #define TSRTT_SRTT_SHIFT	3	/* per-flow RTT: EWMA 1/8 */

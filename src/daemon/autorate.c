@@ -380,6 +380,7 @@ autorate_deliv(struct autorate_dir *d, const struct autorate_input *in,
 	d->deliv_Bps = d->deliv_Bps == 0 ? d->deliv_now_Bps :
 	    (d->deliv_Bps + d->deliv_now_Bps) / 2;
 	d->deliv_valid = true;
+	d->deliv_exact = in->deliv_exact;
 }
 
 /* Updates the achieved rate and load from the engine's byte counter. */
@@ -445,9 +446,11 @@ autorate_cut_due(struct autorate_dir *d, int64_t delta_ns, uint64_t now_ns)
 
 /*
  * What a cut starts from. Where the bottleneck's delivery is known, and
- * below the rate, that: the capacity now (the lower of the last tick's
- * and the smoothed figure, since a capacity that just fell shows in the
- * last tick first), so one cut lands below it however far it fell.
+ * below the rate, that: the capacity now (where it is counted, the lower
+ * of the last tick's and the smoothed figure, since a capacity that just
+ * fell shows in the last tick first; an estimate, from ACKs that come in
+ * bunches, only smoothed), so one cut lands below it however far it
+ * fell.
  * Otherwise what caked sent, when that is between half and 75 % of the
  * rate, else the rate.
  */
@@ -457,8 +460,8 @@ autorate_cut_from(const struct autorate_dir *d)
 	uint64_t	c;
 
 	if (d->deliv_valid && d->deliv_Bps > 0) {
-		c = d->deliv_now_Bps < d->deliv_Bps ? d->deliv_now_Bps :
-		    d->deliv_Bps;
+		c = d->deliv_exact && d->deliv_now_Bps < d->deliv_Bps ?
+		    d->deliv_now_Bps : d->deliv_Bps;
 		return c < d->rate_Bps ? c : d->rate_Bps;
 	}
 	if (d->load_pct >= AUTORATE_CUT_LOAD_PCT &&
@@ -523,7 +526,9 @@ autorate_past_ceiling(const struct autorate_dir *d)
 }
 
 /*
- * Whether the rate is known to be below the capacity: caked's own queue
+ * Whether the rate is known to be below the capacity (only where the
+ * delivery is counted: an estimate from ACKs errs by a few per cent, and
+ * this rule sits within a few per cent of the capacity): caked's own queue
  * stands (the demand exceeds the rate) and the bottleneck delivers at
  * least AUTORATE_FAST_DELIV_PCT of the rate. Then the rise needs no
  * caution, whatever the delay under the threshold (a path that just got
@@ -535,7 +540,8 @@ autorate_past_ceiling(const struct autorate_dir *d)
 static bool
 autorate_fast(const struct autorate_dir *d)
 {
-	return d->deliv_valid && d->queue_delay_us >= AUTORATE_QUEUE_BUSY_US &&
+	return d->deliv_valid && d->deliv_exact &&
+	    d->queue_delay_us >= AUTORATE_QUEUE_BUSY_US &&
 	    d->deliv_Bps * 100 >= d->rate_Bps * AUTORATE_FAST_DELIV_PCT;
 }
 
@@ -618,12 +624,12 @@ autorate_dir_tick(struct autorate_dir *d, const struct autorate_input *in,
 	    (queue_delay_us >= AUTORATE_QUEUE_BUSY_US &&
 	    d->load_pct >= AUTORATE_CUT_LOAD_PCT);
 	/*
-	 * Where the bottleneck's delivery is known, a rate it does not
+	 * Where the bottleneck's delivery is counted, a rate it does not
 	 * reach is either above the capacity or above the demand: rising
 	 * would only build a queue beyond caked, or do nothing.
 	 */
-	if (d->deliv_valid && d->deliv_Bps * 100 < d->rate_Bps *
-	    AUTORATE_DELIV_RISE_PCT)
+	if (d->deliv_valid && d->deliv_exact && d->deliv_Bps * 100 <
+	    d->rate_Bps * AUTORATE_DELIV_RISE_PCT)
 		loaded = false;
 	if (!have) {
 		if (autorate_input_stalled(in, now_ns) &&

@@ -103,7 +103,7 @@ struct autorate_run {
 	uint64_t		 last_tcp_sent;
 	uint64_t		 last_tcp_acked;
 	uint64_t		 last_wire;
-	double			 wire_scale;	/* caked's bytes per TCP byte */
+	double			 wire_scale;	/* wire bytes per TCP byte */
 	uint64_t		 up_deliv;	/* counter, wire bytes */
 	bool			 inband;	/* autorate-passive: use both */
 };
@@ -494,7 +494,7 @@ run_on_tick(evutil_socket_t fd, short what, void *arg)
 		if (!r->inband)
 			in.deliv_known = false;
 		else if (dir == CONFIG_DOWNLOAD) {
-			in.deliv_known = true;
+			in.deliv_known = in.deliv_exact = true;
 			in.deliv_bytes = run_deliv_down(&st);
 		} else
 			in.deliv_known = run_deliv_up(r, st.sent_bytes,

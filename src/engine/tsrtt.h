@@ -71,7 +71,7 @@ struct tsrtt_seg {
 struct tsrtt_floor {
 	bool		set;
 	int64_t		cur;		/* minimum since start_ns */
-	int64_t		prev;		/* minimum of the bucket before */
+	int64_t		prev;		/* the bucket before's */
 	uint64_t	start_ns;
 };
 
@@ -97,7 +97,7 @@ struct tsrtt_end {
 	uint64_t		last_sample_ns;
 	uint32_t		samples;
 	bool			ack_seen;	/* acked valid */
-	uint32_t		acked;		/* highest ACK from the other end */
+	uint32_t		acked;		/* highest ACK of its data */
 };
 
 /* The WAN host's clock, read from its TSvals as they arrive. */

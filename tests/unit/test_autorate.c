@@ -599,6 +599,7 @@ struct link {
 	struct autorate_passive	pv;
 	uint64_t		now_ns;
 	uint64_t		cap_Bps;
+	bool			estimate;	/* delivery not exact */
 	double			fifo;		/* bytes */
 	uint64_t		sent, deliv;
 	bool			deliv_known;
@@ -653,6 +654,7 @@ link_run(struct link *l, uint64_t ms)
 		autorate_input_get(&in, &dl, AUTORATE_OWD_DOWN, &l->pv,
 		    l->now_ns);
 		in.deliv_known = l->deliv_known;
+		in.deliv_exact = l->deliv_known && !l->estimate;
 		in.deliv_bytes = l->deliv;
 		/* caked's queue stands while the offer exceeds its rate */
 		queue_us = l->fifo == 0 ? 5000 : 0;
@@ -731,6 +733,28 @@ no_rise_above_what_is_delivered(void **state)
 	assert_true(l.d.deliv_Bps < 21 * MBIT);
 }
 
+/*
+ * An estimated delivery (upload, from ACKs) only sets where a cut starts:
+ * no fast rise, no stop below it.
+ */
+static void
+estimated_delivery_only_cuts(void **state)
+{
+	struct link	l;
+
+	(void)state;
+	link_init(&l, 10 * MBIT, 40 * MBIT);
+	l.estimate = true;
+	link_run(&l, 2000);
+	assert_true(l.d.rate_Bps < 17 * MBIT);
+	link_init(&l, 60 * MBIT, 60 * MBIT);
+	l.estimate = true;
+	link_run(&l, 2000);
+	l.cap_Bps = 5 * MBIT;
+	link_run(&l, 2000);
+	assert_true(l.d.rate_Bps < 5 * MBIT);
+}
+
 static void
 params_are_checked(void **state)
 {
@@ -779,6 +803,7 @@ main(void)
 		cmocka_unit_test(delivery_cut_lands_below_a_fallen_capacity),
 		cmocka_unit_test(delivery_allows_a_fast_rise),
 		cmocka_unit_test(no_rise_above_what_is_delivered),
+		cmocka_unit_test(estimated_delivery_only_cuts),
 		cmocka_unit_test(params_are_checked),
 	};
 

@@ -277,8 +277,13 @@ autorate_input_get(struct autorate_input *in, const struct autorate_delay *dl,
 	}
 	if (pv != NULL && pv->last_ns > in->last_ns)
 		in->last_ns = pv->last_ns;
-	/* owd and passive see this direction alone: the larger wins */
-	if (in->passive_ns > in->owd_ns) {
+	/*
+	 * The traffic's own delay wins when fresh: it is the path the
+	 * traffic takes, sampled several times a round trip, and its
+	 * baseline follows a path that got longer within seconds; the
+	 * reflectors stand in when no TCP traffic shows it.
+	 */
+	if (in->passive_ns >= 0) {
 		in->signal = AUTORATE_SIG_PASSIVE;
 		in->delta_ns = in->passive_ns;
 		in->baseline_ns = pv->baseline_ns;
@@ -352,9 +357,36 @@ autorate_dir_set_rate(struct autorate_dir *d, uint64_t rate_Bps)
 	d->rate_Bps = autorate_clamp(d, rate_Bps);
 }
 
+/*
+ * What the bottleneck delivered during the dt_ns since the last tick, from
+ * the input's counter: smoothed as the achieved rate, and the last tick
+ * alone (a capacity that just fell shows there first).
+ */
+static void
+autorate_deliv(struct autorate_dir *d, const struct autorate_input *in,
+    uint64_t dt_ns)
+{
+	uint64_t	bytes = in->deliv_bytes - d->last_deliv_bytes;
+	bool		had = d->deliv_last_set &&
+			    in->deliv_bytes >= d->last_deliv_bytes;
+
+	d->deliv_valid = false;
+	d->deliv_last_set = in->deliv_known;
+	d->last_deliv_bytes = in->deliv_bytes;
+	if (!in->deliv_known || !had || dt_ns == 0)
+		return;
+	d->deliv_now_Bps = (uint64_t)((double)bytes * (double)NS_PER_S /
+	    (double)dt_ns);
+	d->deliv_Bps = d->deliv_Bps == 0 ? d->deliv_now_Bps :
+	    (d->deliv_Bps + d->deliv_now_Bps) / 2;
+	d->deliv_valid = true;
+	d->deliv_exact = in->deliv_exact;
+}
+
 /* Updates the achieved rate and load from the engine's byte counter. */
 static void
-autorate_load(struct autorate_dir *d, uint64_t sent_bytes, uint64_t now_ns)
+autorate_load(struct autorate_dir *d, const struct autorate_input *in,
+    uint64_t sent_bytes, uint64_t now_ns)
 {
 	uint64_t	dt = now_ns - d->last_tick_ns;
 	uint64_t	bytes = sent_bytes - d->last_sent_bytes;
@@ -362,6 +394,7 @@ autorate_load(struct autorate_dir *d, uint64_t sent_bytes, uint64_t now_ns)
 
 	d->last_tick_ns = now_ns;
 	d->last_sent_bytes = sent_bytes;
+	autorate_deliv(d, in, dt);
 	if (dt == 0)
 		return;
 	rate = (uint64_t)((double)bytes * (double)NS_PER_S / (double)dt);
@@ -412,6 +445,32 @@ autorate_cut_due(struct autorate_dir *d, int64_t delta_ns, uint64_t now_ns)
 }
 
 /*
+ * What a cut starts from. Where the bottleneck's delivery is known, and
+ * below the rate, that: the capacity now (where it is counted, the lower
+ * of the last tick's and the smoothed figure, since a capacity that just
+ * fell shows in the last tick first; an estimate, from ACKs that come in
+ * bunches, only smoothed), so one cut lands below it however far it
+ * fell.
+ * Otherwise what caked sent, when that is between half and 75 % of the
+ * rate, else the rate.
+ */
+static uint64_t
+autorate_cut_from(const struct autorate_dir *d)
+{
+	uint64_t	c;
+
+	if (d->deliv_valid && d->deliv_Bps > 0) {
+		c = d->deliv_exact && d->deliv_now_Bps < d->deliv_Bps ?
+		    d->deliv_now_Bps : d->deliv_Bps;
+		return c < d->rate_Bps ? c : d->rate_Bps;
+	}
+	if (d->load_pct >= AUTORATE_CUT_LOAD_PCT &&
+	    d->load_pct < AUTORATE_SENT_LOAD_PCT)
+		return d->achieved_Bps;
+	return d->rate_Bps;
+}
+
+/*
  * Bloat: cut, unless the last cut cannot have shown yet or the delay
  * already drains. The cut is relative to what caked actually sent when
  * that is under 75 % of the rate (the bottleneck beyond is slower than the
@@ -432,10 +491,7 @@ autorate_cut(struct autorate_dir *d, int64_t delta_ns, uint64_t now_ns)
 	if ((int64_t)permille < AUTORATE_CUT_MIN_PERMILLE ||
 	    permille > 1000)
 		permille = AUTORATE_CUT_MIN_PERMILLE;
-	from = d->rate_Bps;
-	if (d->load_pct >= AUTORATE_CUT_LOAD_PCT &&
-	    d->load_pct < AUTORATE_SENT_LOAD_PCT)
-		from = d->achieved_Bps;
+	from = autorate_cut_from(d);
 	/*
 	 * The capacity is just below the rate at which the delay began to
 	 * grow: a follow-up cut (no rise since the last) does not lower it.
@@ -469,6 +525,26 @@ autorate_past_ceiling(const struct autorate_dir *d)
 	    d->rate_Bps >= d->ceiling_Bps + d->ceiling_Bps / 10;
 }
 
+/*
+ * Whether the rate is known to be below the capacity (only where the
+ * delivery is counted: an estimate from ACKs errs by a few per cent, and
+ * this rule sits within a few per cent of the capacity): caked's own queue
+ * stands (the demand exceeds the rate) and the bottleneck delivers at
+ * least AUTORATE_FAST_DELIV_PCT of the rate. Then the rise needs no
+ * caution, whatever the delay under the threshold (a path that just got
+ * longer looks like a queue until its baseline follows): the rate is not
+ * the capacity yet, and soon after it passes the capacity the delivery
+ * falls behind the rate (and the queue beyond shows) and the fast rise
+ * ends.
+ */
+static bool
+autorate_fast(const struct autorate_dir *d)
+{
+	return d->deliv_valid && d->deliv_exact &&
+	    d->queue_delay_us >= AUTORATE_QUEUE_BUSY_US &&
+	    d->deliv_Bps * 100 >= d->rate_Bps * AUTORATE_FAST_DELIV_PCT;
+}
+
 /* Loaded and no delay: rise, less as the delay nears half the threshold. */
 static enum autorate_action
 autorate_rise(struct autorate_dir *d, int64_t delta_ns, uint64_t now_ns)
@@ -477,17 +553,19 @@ autorate_rise(struct autorate_dir *d, int64_t delta_ns, uint64_t now_ns)
 	int64_t		quarter = half / 2;
 	uint64_t	permille, step;
 
-	if (delta_ns >= half)
+	if (autorate_fast(d))
+		permille = AUTORATE_FAST_PERMILLE;
+	else if (delta_ns >= half)
 		return AUTORATE_HOLD;
-	if (delta_ns <= quarter)
-		permille = AUTORATE_RISE_PERMILLE;
-	else
-		permille = (uint64_t)(AUTORATE_RISE_PERMILLE *
-		    (half - delta_ns) / (half - quarter));
-	if (autorate_near_ceiling(d, now_ns))
-		permille /= AUTORATE_CEILING_SLOW;
-	else if (autorate_past_ceiling(d))
-		permille *= 2;
+	else {
+		permille = delta_ns <= quarter ? AUTORATE_RISE_PERMILLE :
+		    (uint64_t)(AUTORATE_RISE_PERMILLE * (half - delta_ns) /
+		    (half - quarter));
+		if (autorate_near_ceiling(d, now_ns))
+			permille /= AUTORATE_CEILING_SLOW;
+		else if (autorate_past_ceiling(d))
+			permille *= 2;
+	}
 	/* the interval scales the step: the rise per second is fixed */
 	step = (uint64_t)((double)d->rate_Bps * (double)permille / 1000.0 *
 	    (double)d->p.interval_ns / (double)AUTORATE_DEF_INTERVAL_NS);
@@ -531,7 +609,7 @@ autorate_dir_tick(struct autorate_dir *d, const struct autorate_input *in,
 	bool			have, loaded;
 	enum autorate_action	a = AUTORATE_HOLD;
 
-	autorate_load(d, sent_bytes, now_ns);
+	autorate_load(d, in, sent_bytes, now_ns);
 	d->queue_delay_us = queue_delay_us;
 	d->in = *in;
 	have = in->signal != AUTORATE_SIG_NONE;
@@ -545,6 +623,14 @@ autorate_dir_tick(struct autorate_dir *d, const struct autorate_input *in,
 	loaded = d->load_pct >= AUTORATE_HIGH_LOAD_PCT ||
 	    (queue_delay_us >= AUTORATE_QUEUE_BUSY_US &&
 	    d->load_pct >= AUTORATE_CUT_LOAD_PCT);
+	/*
+	 * Where the bottleneck's delivery is counted, a rate it does not
+	 * reach is either above the capacity or above the demand: rising
+	 * would only build a queue beyond caked, or do nothing.
+	 */
+	if (d->deliv_valid && d->deliv_exact && d->deliv_Bps * 100 <
+	    d->rate_Bps * AUTORATE_DELIV_RISE_PCT)
+		loaded = false;
 	if (!have) {
 		if (autorate_input_stalled(in, now_ns) &&
 		    d->rate_Bps != d->p.min_Bps) {

@@ -51,6 +51,9 @@ struct autorate_addr {
 #define AUTORATE_CEILING_PERMILLE 900	/* rise slowly from 90 % of it ... */
 #define AUTORATE_CEILING_SLOW	4	/* ... at 1/4 of the speed ... */
 #define AUTORATE_CEILING_NS	30000000000ULL	/* ... for 30 s after a cut */
+#define AUTORATE_FAST_PERMILLE	80	/* +8 % a tick while ... */
+#define AUTORATE_FAST_DELIV_PCT	95	/* ... this much is delivered */
+#define AUTORATE_DELIV_RISE_PCT	90	/* delivered under this: no rise */
 /* The reflector pool and idle probing ([general] keys). */
 #define AUTORATE_PROBE_AUTO	0	/* autorate-probe = auto */
 #define AUTORATE_PROBE_ECHO	1
@@ -134,6 +137,15 @@ struct autorate_input {
 	int64_t			echo_ns;
 	int64_t			owd_ns;
 	int64_t			passive_ns;
+	/*
+	 * What the bottleneck of this direction delivered: a byte counter
+	 * (the caller's, monotonic) when deliv_known. For download the
+	 * bytes arriving at caked from the WAN, for upload the bytes the
+	 * WAN hosts acknowledge (scaled to the wire).
+	 */
+	bool			deliv_known;
+	bool			deliv_exact;	/* counted, not estimated */
+	uint64_t		deliv_bytes;
 };
 
 /* What a tick did. */
@@ -151,6 +163,12 @@ struct autorate_dir {
 	uint64_t		rate_Bps;	/* in force */
 	uint64_t		achieved_Bps;	/* smoothed */
 	uint32_t		load_pct;	/* achieved / rate */
+	uint64_t		deliv_Bps;	/* delivered, smoothed */
+	uint64_t		deliv_now_Bps;	/* the last tick alone */
+	bool			deliv_valid;	/* both set this tick */
+	bool			deliv_exact;	/* as the input's */
+	bool			deliv_last_set;
+	uint64_t		last_deliv_bytes;
 	uint32_t		queue_delay_us;	/* last input */
 	int64_t			delta_ns;	/* last input; -1 = none */
 	struct autorate_input	in;		/* last input */

@@ -96,6 +96,16 @@ struct autorate_run {
 	bool			 idle;
 	uint64_t		 replacements;
 	uint64_t		 apply_errors;
+	/* upload delivery from the passive table's ACK counters */
+	bool			 acked_set;	/* the two below are valid */
+	uint64_t		 tcp_sent;
+	uint64_t		 tcp_acked;
+	uint64_t		 last_tcp_sent;
+	uint64_t		 last_tcp_acked;
+	uint64_t		 last_wire;
+	double			 wire_scale;	/* wire bytes per TCP byte */
+	uint64_t		 up_deliv;	/* counter, wire bytes */
+	bool			 inband;	/* autorate-passive: use both */
 };
 
 /* Reflector idx's address, printable. */
@@ -229,11 +239,12 @@ run_set(struct autorate_run *r, int dir, uint64_t now_ns, uint64_t old_Bps)
 	    keywords_format_rate(d->rate_Bps, n, sizeof(n)) == -1)
 		o[0] = n[0] = '\0';
 	log_debug("%s: autorate %s %s -> %s (signal %s, delay %.1fms, "
-	    "load %u%%, queue %uus)", config_dir_name(dir),
+	    "load %u%%, queue %uus, delivered %" PRIu64 "B/s)",
+	    config_dir_name(dir),
 	    autorate_action_name(d->last_action), o, n,
 	    autorate_signal_name(d->in.signal),
 	    d->delta_ns < 0 ? -1.0 : (double)d->delta_ns / 1e6, d->load_pct,
-	    d->queue_delay_us);
+	    d->queue_delay_us, d->deliv_valid ? d->deliv_Bps : 0);
 	if (r->changed != NULL)
 		r->changed(r->arg, dir, now_ns);
 }
@@ -417,6 +428,50 @@ run_round(struct autorate_run *r, uint64_t now_ns)
 		run_probe(r, r->order[k], timer_now_ns());
 }
 
+/*
+ * The upload bottleneck's delivery as a counter of wire bytes: the TCP
+ * payload the WAN hosts acknowledged since the last tick, times what
+ * caked sent per byte of new TCP payload (headers, other traffic). The
+ * acknowledgements come at the rate the bottleneck delivers, whatever
+ * caked's rate; the factor changes slowly. False while unknown.
+ */
+static bool
+run_deliv_up(struct autorate_run *r, uint64_t wire, uint64_t *deliv)
+{
+	uint64_t	sent = r->tcp_sent - r->last_tcp_sent;
+	uint64_t	acked = r->tcp_acked - r->last_tcp_acked;
+	double		f;
+
+	if (!r->acked_set)
+		return false;
+	if (sent > 0 && wire > r->last_wire) {
+		f = (double)(wire - r->last_wire) / (double)sent;
+		f = f < 1.0 ? 1.0 : f > 4.0 ? 4.0 : f;
+		r->wire_scale = r->wire_scale == 0 ? f :
+		    (r->wire_scale * 7 + f) / 8;
+	}
+	r->last_tcp_sent = r->tcp_sent;
+	r->last_tcp_acked = r->tcp_acked;
+	r->last_wire = wire;
+	if (r->wire_scale == 0)
+		return false;
+	r->up_deliv += (uint64_t)((double)acked * r->wire_scale);
+	*deliv = r->up_deliv;
+	return true;
+}
+
+/* The download bottleneck's delivery: what arrives at caked from it. */
+static uint64_t
+run_deliv_down(const struct cake_stats *st)
+{
+	uint64_t	b = 0;
+	uint32_t	i;
+
+	for (i = 0; i < st->tin_count && i < CAKE_MAX_TINS; i++)
+		b += st->tins[i].bytes;
+	return b;
+}
+
 static void
 run_on_tick(evutil_socket_t fd, short what, void *arg)
 {
@@ -436,6 +491,14 @@ run_on_tick(evutil_socket_t fd, short what, void *arg)
 		old = r->dir[dir].rate_Bps;
 		autorate_input_get(&in, &r->delay, run_way(dir),
 		    &r->passive[dir], now_ns);
+		if (!r->inband)
+			in.deliv_known = false;
+		else if (dir == CONFIG_DOWNLOAD) {
+			in.deliv_known = in.deliv_exact = true;
+			in.deliv_bytes = run_deliv_down(&st);
+		} else
+			in.deliv_known = run_deliv_up(r, st.sent_bytes,
+			    &in.deliv_bytes);
 		if (autorate_dir_tick(&r->dir[dir], &in, st.sent_bytes,
 		    run_queue_us(&st), now_ns))
 			run_set(r, dir, now_ns, old);
@@ -551,6 +614,10 @@ autorate_run_apply(struct autorate_run *r, const struct caked_config *cfg)
 	int			i;
 
 	r->interval_ns = cfg->autorate[0].interval_ns;
+	/* the in-band signals: the passive delay and the delivery */
+	r->inband = cfg->autorate_passive;
+	r->acked_set = false;
+	r->wire_scale = 0;
 	if (r->interval_ns == 0)
 		r->interval_ns = AUTORATE_DEF_INTERVAL_NS;
 	for (i = 0; i < CONFIG_DIRS; i++) {
@@ -580,6 +647,20 @@ autorate_run_apply(struct autorate_run *r, const struct caked_config *cfg)
 	autorate_probe_set_targets(r->probe, cfg->reflectors,
 	    cfg->reflectors_n);
 	return 0;
+}
+
+void
+autorate_run_acked(struct autorate_run *r, uint64_t sent, uint64_t acked)
+{
+	if (r == NULL)
+		return;
+	if (!r->acked_set) {
+		r->last_tcp_sent = sent;
+		r->last_tcp_acked = acked;
+	}
+	r->acked_set = true;
+	r->tcp_sent = sent;
+	r->tcp_acked = acked;
 }
 
 void
@@ -739,6 +820,8 @@ autorate_run_json(const struct autorate_run *r, int dir, struct json_writer *w)
 	json_uint(w, "max", d->p.max_Bps);
 	json_uint(w, "achieved", d->achieved_Bps);
 	json_uint(w, "load_pct", d->load_pct);
+	/* the bottleneck's delivery (B/s), -1 while unknown */
+	json_int(w, "delivered", d->deliv_valid ? (int64_t)d->deliv_Bps : -1);
 	json_int(w, "delay_us", d->delta_ns < 0 ? -1 : d->delta_ns / 1000);
 	json_uint(w, "threshold_us", d->p.threshold_ns / 1000);
 	json_uint(w, "queue_delay_us", d->queue_delay_us);

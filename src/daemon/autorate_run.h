@@ -73,6 +73,12 @@ int		 autorate_run_apply(struct autorate_run *r,
  * as fresh for AUTORATE_PASSIVE_STALE_NS (1 s) after the last call, and
  * is then combined with the probes as autorate.c says. r may be NULL.
  */
+/*
+ * The passive table's upload delivery counters (struct tsrtt_counters
+ * up_sent and up_acked): the upload controller's capacity evidence.
+ */
+void		 autorate_run_acked(struct autorate_run *r, uint64_t sent,
+		    uint64_t acked);
 void		 autorate_run_passive(struct autorate_run *r, int dir,
 		    uint64_t delay_ns, uint64_t baseline_ns, uint64_t now_ns);
 /* A rate set from outside (cakectl set): the controller goes on from it. */

@@ -73,6 +73,7 @@ passive_autorate(struct tsrtt *ts, struct autorate_run *ar,
 	    now_ns - *last_ns < PASSIVE_PUSH_NS))
 		return;
 	*last_ns = now_ns;
+	autorate_run_acked(ar, ts->c.up_sent, ts->c.up_acked);
 	for (dir = TSRTT_UPLOAD; dir <= TSRTT_DOWNLOAD; dir++) {
 		tsrtt_view(ts, dir, now_ns, &v);
 		if (v.fresh && v.delay_ns >= 0)

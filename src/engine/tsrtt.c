@@ -27,7 +27,6 @@
  */
 #include <string.h>
 
-#include "engine/ewma.h"
 #include "engine/tsrtt.h"
 
 #define TSRTT_PROTO_TCP		6
@@ -159,6 +158,7 @@ tsrtt_parse(struct tsrtt *t, enum tsrtt_event ev, const uint8_t *data,
 	s->family = k->family;
 	s->flags = th[13];
 	s->seq = tsrtt_be32(th + 4);
+	s->ack = tsrtt_be32(th + 8);
 	s->payload = m->l4_len - hdr;
 	return true;
 }
@@ -298,7 +298,7 @@ tsrtt_retrans(struct tsrtt *t, struct tsrtt_end *e, const struct tsrtt_seg *s)
 
 static void
 tsrtt_depart(struct tsrtt *t, struct tsrtt_end *e, const struct tsrtt_seg *s,
-    uint64_t now_ns)
+    uint64_t now_ns, uint64_t *sent)
 {
 	struct tsrtt_pending	*p;
 	uint32_t		 end = s->seq + s->payload +
@@ -308,8 +308,12 @@ tsrtt_depart(struct tsrtt *t, struct tsrtt_end *e, const struct tsrtt_seg *s,
 	if (tsrtt_retrans(t, e, s))
 		return;
 	newer = !e->seen || tsrtt_after(s->tsval, e->last_tsval);
-	if (!e->seen || tsrtt_after(end, e->seq_end))
+	if (!e->seen || tsrtt_after(end, e->seq_end)) {
+		/* new sequence space: counted from the second segment on */
+		if (e->seen && sent != NULL)
+			*sent += end - e->seq_end;
 		e->seq_end = end;
+	}
 	if (!newer)
 		return;		/* not the first segment with this TSval */
 	e->last_tsval = s->tsval;
@@ -351,25 +355,45 @@ tsrtt_echo(struct tsrtt_end *e, uint32_t tsecr,
 	return got;
 }
 
+/*
+ * Feeds v into floor f; returns the baseline: the minimum over the last
+ * half to whole TSRTT_BASE_WINDOW_NS. A lower value counts at once; a
+ * path that got longer (a route change, a satellite's new hop) is learnt
+ * within the window, while a queue that lasts less than half of it never
+ * becomes the baseline (the controller drains a queue well within that).
+ */
+static int64_t
+tsrtt_floor(struct tsrtt_floor *f, int64_t v, uint64_t now_ns)
+{
+	uint64_t	half = TSRTT_BASE_WINDOW_NS / 2, age;
+
+	age = tsrtt_since(now_ns, f->start_ns);
+	if (!f->set || age >= 2 * half) {
+		f->cur = f->prev = v;
+		f->start_ns = now_ns;
+		f->set = true;
+	} else if (age >= half) {
+		f->prev = f->cur;
+		f->cur = v;
+		f->start_ns = now_ns;
+	} else if (v < f->cur)
+		f->cur = v;
+	return f->cur < f->prev ? f->cur : f->prev;
+}
+
 /* Folds a round trip into e; returns its rise over e's baseline. */
 static int64_t
 tsrtt_rtt(struct tsrtt *t, struct tsrtt_end *e, uint64_t rtt_ns,
     uint64_t now_ns)
 {
-	if (e->samples++ == 0) {
-		e->srtt_ns = e->rtt_base_ns = rtt_ns;
-	} else {
+	if (e->samples++ == 0)
+		e->srtt_ns = rtt_ns;
+	else
 		e->srtt_ns = (uint64_t)((int64_t)e->srtt_ns +
 		    ((int64_t)rtt_ns - (int64_t)e->srtt_ns) /
 		    (1 << TSRTT_SRTT_SHIFT));
-		if (rtt_ns < e->rtt_base_ns)
-			e->rtt_base_ns = rtt_ns;
-		else
-			e->rtt_base_ns = (uint64_t)ewma_toward(
-			    (int64_t)e->rtt_base_ns, (int64_t)rtt_ns,
-			    tsrtt_since(now_ns, e->last_sample_ns),
-			    TSRTT_BASE_TAU_NS);
-	}
+	e->rtt_base_ns = (uint64_t)tsrtt_floor(&e->rtt_floor, (int64_t)rtt_ns,
+	    now_ns);
 	e->last_sample_ns = now_ns;
 	t->c.samples++;
 	return (int64_t)(rtt_ns - e->rtt_base_ns);
@@ -438,12 +462,8 @@ tsrtt_owd(struct tsrtt *t, struct tsrtt_clock *c, uint32_t tsval,
 		return false;	/* before the reference: reordered */
 	raw = (int64_t)tsrtt_since(now_ns, c->ref_ns) -
 	    (int64_t)units * c->tick_ns;
-	if (!c->base_set || raw < c->base_ns) {
-		c->base_ns = raw;
-		c->base_set = true;
-	} else
-		c->base_ns = ewma_toward(c->base_ns, raw,
-		    tsrtt_since(now_ns, c->last_ns), TSRTT_BASE_TAU_NS);
+	c->base_ns = tsrtt_floor(&c->floor, raw, now_ns);
+	c->base_set = true;
 	c->last_ns = now_ns;
 	c->rise_ns = raw - c->base_ns;
 	*owd_ns = c->rise_ns;
@@ -455,6 +475,24 @@ tsrtt_owd(struct tsrtt *t, struct tsrtt_clock *c, uint32_t tsval,
  * of the LAN host) and the download one-way delay (if its TSval is new),
  * split into the upload and download directions.
  */
+/*
+ * An ACK for e's data arrived: the bytes it newly acknowledges (of those
+ * seen leaving) into *acked. An ACK beyond what left is not counted.
+ */
+static void
+tsrtt_acked(struct tsrtt_end *e, uint32_t ack, uint64_t *acked)
+{
+	if (!e->seen)
+		return;
+	if (tsrtt_after(ack, e->seq_end))
+		ack = e->seq_end;
+	if (e->ack_seen && tsrtt_after(ack, e->acked))
+		*acked += ack - e->acked;
+	if (!e->ack_seen || tsrtt_after(ack, e->acked))
+		e->acked = ack;
+	e->ack_seen = true;
+}
+
 static void
 tsrtt_wan_arrive(struct tsrtt *t, struct tsrtt_flow *f,
     const struct tsrtt_seg *s, uint64_t now_ns)
@@ -463,6 +501,8 @@ tsrtt_wan_arrive(struct tsrtt *t, struct tsrtt_flow *f,
 	int64_t		rise = 0, owd = 0;
 	bool		have_rtt = false, have_owd;
 
+	if (s->flags & TSRTT_TH_ACK)
+		tsrtt_acked(&f->lan_host, s->ack, &t->c.up_acked);
 	if ((s->flags & TSRTT_TH_ACK) && tsrtt_echo(&f->lan_host, s->tsecr,
 	    now_ns, &rtt)) {
 		rise = tsrtt_rtt(t, &f->lan_host, rtt, now_ns);
@@ -506,13 +546,13 @@ tsrtt_segment(struct tsrtt *t, enum tsrtt_event ev,
 		tsrtt_lan_arrive(t, f, s, now_ns);
 		break;
 	case TSRTT_WAN_DEPART:
-		tsrtt_depart(t, &f->lan_host, s, now_ns);
+		tsrtt_depart(t, &f->lan_host, s, now_ns, &t->c.up_sent);
 		break;
 	case TSRTT_WAN_ARRIVE:
 		tsrtt_wan_arrive(t, f, s, now_ns);
 		break;
 	case TSRTT_LAN_DEPART:
-		tsrtt_depart(t, &f->wan_host, s, now_ns);
+		tsrtt_depart(t, &f->wan_host, s, now_ns, NULL);
 		break;
 	}
 }

@@ -26,9 +26,9 @@
 #define TSRTT_PENDING		4	/* TSvals awaiting their echo, per side */
 #define TSRTT_PENDING_NS	2000000000ULL	/* unanswered: given up */
 #define TSRTT_FLOW_IDLE_NS	10000000000ULL	/* flow silent: slot reusable */
-#define TSRTT_WINDOW_NS		200000000ULL	/* delays: min over this */
+#define TSRTT_WINDOW_NS		100000000ULL	/* delays: min over this */
 #define TSRTT_FRESH_NS		1000000000ULL	/* a window older: stale */
-#define TSRTT_BASE_TAU_NS	30000000000ULL	/* baselines rise this slowly */
+#define TSRTT_BASE_WINDOW_NS	4000000000ULL	/* baselines: min over this */
 #define TSRTT_SRTT_SHIFT	3	/* per-flow RTT: EWMA 1/8 */
 #define TSRTT_MATURE		4	/* samples before a flow's delay counts */
 #define TSRTT_TICK_LEARN_NS	1000000000ULL	/* span to learn a clock rate */
@@ -58,9 +58,21 @@ struct tsrtt_seg {
 	uint8_t		family;		/* 4 or 6 */
 	uint8_t		flags;		/* TCP flags byte */
 	uint32_t	seq;
+	uint32_t	ack;		/* valid if flags has ACK */
 	uint32_t	payload;	/* bytes after the TCP header */
 	uint32_t	tsval;
 	uint32_t	tsecr;
+};
+
+/*
+ * A baseline: the lowest value of the last half to whole
+ * TSRTT_BASE_WINDOW_NS, kept as the minima of two half-window buckets.
+ */
+struct tsrtt_floor {
+	bool		set;
+	int64_t		cur;		/* minimum since start_ns */
+	int64_t		prev;		/* the bucket before's */
+	uint64_t	start_ns;
 };
 
 /* A TSval seen leaving caked, awaiting its echo. */
@@ -81,8 +93,11 @@ struct tsrtt_end {
 	bool			echoed;		/* last_echoed valid */
 	uint64_t		srtt_ns;	/* round trip to the other end and back */
 	uint64_t		rtt_base_ns;
+	struct tsrtt_floor	rtt_floor;	/* gives rtt_base_ns */
 	uint64_t		last_sample_ns;
 	uint32_t		samples;
+	bool			ack_seen;	/* acked valid */
+	uint32_t		acked;		/* highest ACK of its data */
 };
 
 /* The WAN host's clock, read from its TSvals as they arrive. */
@@ -95,6 +110,7 @@ struct tsrtt_clock {
 	uint32_t	last_ts;	/* newest TSval arrived */
 	bool		base_set;
 	int64_t		base_ns;	/* min of arrival - TSval * tick */
+	struct tsrtt_floor floor;	/* gives base_ns */
 	int64_t		rise_ns;	/* last one-way delay above base */
 	uint64_t	last_ns;	/* time of the last sample */
 	uint32_t	samples;
@@ -123,6 +139,14 @@ struct tsrtt_counters {
 	uint64_t	expired;	/* TSvals never echoed in time */
 	uint64_t	evictions;	/* live flows pushed out (table full) */
 	uint64_t	ticks_unknown;	/* WAN clocks of no known rate */
+	/*
+	 * Upload delivery: new TCP payload bytes that LAN hosts sent to
+	 * the WAN (at departure), and the bytes of it the WAN hosts have
+	 * acknowledged (at the ACK's arrival). The second grows at the rate
+	 * the upload bottleneck delivers, whatever caked's rate is.
+	 */
+	uint64_t	up_sent;
+	uint64_t	up_acked;
 };
 
 /* One direction's extra delay: the minimum over a window. */

@@ -20,11 +20,16 @@
 # probe-only run: p95 no worse (<= its p95 + 2 ms) and either p99 lower
 # or the total goodput higher.
 #
-# The issue asks for 15 s steps over 2 minutes. CI runs every namespace
-# test twice (normal and sanitizer build) and this one holds two runs, so
-# the steps here are STEP_S = 7.5 s (8 steps, 60 s a run, about 2.5 min
-# in all): the same sequence, twice as fast, a harder test for the
-# controller. SAT_STEP_S=15 gives the issue's timing (about 4.5 min).
+# The steps are the issue's 15 s (8 steps, 2 min a run, about 5 min in
+# all); SAT_STEP_S=7.5 runs the same sequence twice as fast.
+#
+# SAT_ORACLE=only runs, SAT_ORACLE=1 adds, a third caked without autorate
+# whose rate is set (cakectl) to 95 % of each step's capacity as the step
+# begins: the best any controller can do on this testbed, printed and not
+# checked. It measured ping p95 12.7 ms and p99 205 ms above base: when
+# the download falls from 60 to 5 Mbit, what TCP has in flight lands in
+# the modem's FIFO whatever caked does, so the p99 bound cannot be met
+# here and the test is not in TESTS (see doc/testing.md).
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/modemlib.sh"
 
@@ -33,7 +38,7 @@ netns_require_caked
 netns_require_modem
 netns_require_cakectl
 
-STEP_S=${SAT_STEP_S:-7.5}
+STEP_S=${SAT_STEP_S:-15}
 # The fixed pseudo-random sequence: download and upload Mbit, base RTT ms
 # (each step within +-15 ms of the one before).
 DOWN_SEQ="40 12 55 8 30 60 5 25"
@@ -44,7 +49,22 @@ NSTEPS=8
 topo_modem
 iperf_servers 5201 5202
 
+# oracle_set UP DOWN: the oracle's rates, 95 % of the step's capacity
+# (caked charges IP packets, the modem frames a few bytes longer).
+oracle_set()
+{
+	local dir mb
+
+	for dir in upload download; do
+		[ "$dir" = upload ] && mb=$1 || mb=$2
+		"$CAKECTL" -s "$NETNS_TMP/caked.sock" set "$dir" bandwidth \
+		    "$(awk -v m="$mb" 'BEGIN { printf "%dkbit", m * 950 }')" \
+		    >/dev/null || fail "cakectl set $dir bandwidth"
+	done
+}
+
 # run LABEL PASSIVE: one run of the sequence; its figures into RES.
+# PASSIVE oracle: no autorate, the rate set to each step's capacity.
 run()
 {
 	local label=$1 passive=$2 i total d u r ar
@@ -55,8 +75,13 @@ run()
 autorate-min = 2mbit
 autorate-base = 10mbit
 autorate-max = 70mbit"
-	caked_ar_start "$label" "autorate-reflectors = $SERVER_IP
+	if [ "$passive" = oracle ]; then
+		caked_ar_start "$label" "" "bandwidth = 19mbit" \
+		    "bandwidth = 38mbit"
+	else
+		caked_ar_start "$label" "autorate-reflectors = $SERVER_IP
 autorate-passive = $passive" "$ar" "$ar"
+	fi
 	log "$label: $total s, steps of $STEP_S s"
 	bulk_bg "$label-up" "$total" 5201 -P 2
 	local up_pid=$BULK_PID
@@ -71,6 +96,7 @@ autorate-passive = $passive" "$ar" "$ar"
 		r=$(echo $RTT_SEQ | cut -d' ' -f"$i")
 		modem_cmd "phase s$i" "down rate ${d}mbit" "up rate ${u}mbit" \
 		    "both delay $(awk -v r="$r" 'BEGIN { print r / 2 }')"
+		[ "$passive" = oracle ] && oracle_set "$u" "$d"
 		echo "$(now) $d $u $r" >>"$NETNS_TMP/$label-steps.txt"
 		sleep "$STEP_S"
 	done
@@ -116,10 +142,22 @@ results()
 		}'
 }
 
-run inband yes
-res_in=$RES
-run probeonly no
-res_po=$RES
+# SAT_ORACLE=1 adds, SAT_ORACLE=only runs alone, the best a controller
+# can do on this testbed (printed, not checked): caked's rate set to 95 %
+# of each step's capacity as the step begins.
+labels=""
+if [ "${SAT_ORACLE:-0}" != only ]; then
+	run inband yes
+	res_in=$RES
+	run probeonly no
+	res_po=$RES
+	labels="in po"
+fi
+if [ "${SAT_ORACLE:-0}" != 0 ]; then
+	run oracle oracle
+	res_or=$RES
+	labels="$labels or"
+fi
 
 echo
 echo "satellite-like link: $NSTEPS steps of $STEP_S s, bulk TCP both ways," \
@@ -128,16 +166,22 @@ echo "down Mbit: $DOWN_SEQ; up Mbit: $UP_SEQ; base RTT ms: $RTT_SEQ"
 printf '%-11s %-30s %-28s %s\n' controller \
     "ping above base p50/p95/p99 ms" "wire goodput/mean cap up/down" \
     "total Mbit (pings)"
-for l in in po; do
+for l in $labels; do
 	eval "set -- \$res_$l"
-	[ "$l" = in ] && name=in-band || name=probe-only
+	case $l in
+	in)	name=in-band ;;
+	po)	name=probe-only ;;
+	*)	name=oracle ;;
+	esac
 	printf '%-11s %-30s %-28s %s\n' "$name" "$1/$2/$3" "$4/$5" "$6 ($7)"
 done
-for l in inband probeonly; do
+for l in inband probeonly oracle; do
+	[ -f "$NETNS_TMP/modem-$l.out" ] || continue
 	echo "modem, $l run, per step:"
 	modem_report "$NETNS_TMP/modem-$l.out"
 done
 echo
+[ "${SAT_ORACLE:-0}" = only ] && netns_finish
 
 set -- $res_in
 in_p95=$2 in_p99=$3 in_tot=$6

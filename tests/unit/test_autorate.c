@@ -564,14 +564,14 @@ signals_combine_per_direction(void **state)
 	assert_int_equal(in.signal, AUTORATE_SIG_PASSIVE);
 	assert_int_equal(in.delta_ns, 2 * (int64_t)MS);
 	assert_int_equal(in.baseline_ns, 40 * MS);
-	/* owd with more delay than passive: owd */
+	/* fresh passive beats owd, even when owd sees more */
 	owd_feed(&dl, &now, 20, 20, 5);
 	owd_feed(&dl, &now, 40, 20, 10);
 	pv.last_ns = now;
 	autorate_input_get(&in, &dl, AUTORATE_OWD_UP, &pv, now);
-	assert_int_equal(in.signal, AUTORATE_SIG_OWD);
-	assert_true(in.delta_ns > 15 * (int64_t)MS);
-	/* the other way: passive has more, passive drives */
+	assert_int_equal(in.signal, AUTORATE_SIG_PASSIVE);
+	assert_true(in.owd_ns > 15 * (int64_t)MS);
+	assert_int_equal(in.delta_ns, 2 * (int64_t)MS);
 	autorate_input_get(&in, &dl, AUTORATE_OWD_DOWN, &pv, now);
 	assert_int_equal(in.signal, AUTORATE_SIG_PASSIVE);
 	/* passive goes stale after a second without update */
@@ -585,6 +585,174 @@ signals_combine_per_direction(void **state)
 	autorate_input_get(&in, &dl, AUTORATE_OWD_DOWN, &pv, now);
 	assert_int_equal(in.signal, AUTORATE_SIG_NONE);
 	assert_string_equal(autorate_signal_name(in.signal), "none");
+}
+
+/*
+ * A modelled bottleneck of capacity cap_Bps beyond caked, with a FIFO:
+ * the traffic offers 5 % more than caked's rate (TCP probing, so caked's
+ * own queue stands while caked is the narrower), the FIFO fills with
+ * what the capacity cannot carry, and the passive delay is its sojourn.
+ * The delivery counter is what leaves the bottleneck.
+ */
+struct link {
+	struct autorate_dir	d;
+	struct autorate_passive	pv;
+	uint64_t		now_ns;
+	uint64_t		cap_Bps;
+	bool			estimate;	/* delivery not exact */
+	double			fifo;		/* bytes */
+	uint64_t		sent, deliv;
+	bool			deliv_known;
+	uint64_t		peak_Bps;	/* highest rate since reset */
+};
+
+static void
+link_init(struct link *l, uint64_t rate_Bps, uint64_t cap_Bps)
+{
+	struct autorate_params	p;
+
+	memset(l, 0, sizeof(*l));
+	autorate_params_default(&p);
+	p.enabled = true;
+	p.min_Bps = 1 * MBIT;
+	p.base_Bps = rate_Bps;
+	p.max_Bps = 80 * MBIT;
+	l->now_ns = 1000 * MS;
+	l->cap_Bps = cap_Bps;
+	l->deliv_known = true;
+	autorate_dir_init(&l->d, &p, 0, l->now_ns);
+}
+
+/* ms of the link in 10 ms steps, the controller ticking every 100 ms. */
+static void
+link_run(struct link *l, uint64_t ms)
+{
+	struct autorate_delay	dl;
+	struct autorate_input	in;
+	double			dt = 0.01, offer, out;
+	uint64_t		t;
+	uint32_t		queue_us;
+
+	autorate_delay_init(&dl, 0, l->now_ns);
+	for (t = 10; t <= ms; t += 10) {
+		l->now_ns += 10 * MS;
+		offer = (double)l->d.rate_Bps * 1.05 * dt;
+		out = (double)l->cap_Bps * dt;
+		l->fifo += offer - out;
+		if (l->fifo < 0) {
+			out += l->fifo;
+			l->fifo = 0;
+		}
+		l->sent += (uint64_t)(offer < out ? offer : out);
+		l->deliv += (uint64_t)out;
+		l->pv.baseline_ns = 40 * MS;
+		l->pv.delay_ns = 40 * MS + (uint64_t)(l->fifo * 1e9 /
+		    (double)l->cap_Bps);
+		l->pv.last_ns = l->now_ns;
+		if (t % 100 != 0)
+			continue;
+		autorate_input_get(&in, &dl, AUTORATE_OWD_DOWN, &l->pv,
+		    l->now_ns);
+		in.deliv_known = l->deliv_known;
+		in.deliv_exact = l->deliv_known && !l->estimate;
+		in.deliv_bytes = l->deliv;
+		/* caked's queue stands while the offer exceeds its rate */
+		queue_us = l->fifo == 0 ? 5000 : 0;
+		(void)autorate_dir_tick(&l->d, &in, l->sent, queue_us,
+		    l->now_ns);
+		if (l->d.rate_Bps > l->peak_Bps)
+			l->peak_Bps = l->d.rate_Bps;
+	}
+}
+
+/* The sojourn of the modelled FIFO now, in ms. */
+static double
+link_fifo_ms(const struct link *l)
+{
+	return l->fifo * 1e3 / (double)l->cap_Bps;
+}
+
+static void
+delivery_cut_lands_below_a_fallen_capacity(void **state)
+{
+	struct link	with, without;
+	uint64_t	cuts;
+
+	(void)state;
+	link_init(&with, 60 * MBIT, 60 * MBIT);
+	link_init(&without, 60 * MBIT, 60 * MBIT);
+	without.deliv_known = false;
+	link_run(&with, 2000);
+	link_run(&without, 2000);
+	/* the capacity falls to a twelfth */
+	with.cap_Bps = without.cap_Bps = 5 * MBIT;
+	cuts = with.d.cuts;
+	link_run(&with, 1000);
+	link_run(&without, 1000);
+	/* with the delivery: one cut, below the new capacity */
+	assert_true(with.d.rate_Bps < 5 * MBIT);
+	assert_true(with.d.cuts - cuts <= 2);
+	/* without: halving steps, still above it after a second */
+	assert_true(without.d.rate_Bps > 5 * MBIT);
+	link_run(&with, 2000);
+	assert_true(link_fifo_ms(&with) < 15.0);
+}
+
+static void
+delivery_allows_a_fast_rise(void **state)
+{
+	struct link	l;
+
+	(void)state;
+	/* caked at 10 Mbit, the link carries 40: 8 % a tick */
+	link_init(&l, 10 * MBIT, 40 * MBIT);
+	link_run(&l, 2000);
+	assert_true(l.d.rate_Bps >= 30 * MBIT);
+	/* the rise ends soon after the capacity: the delivery lags */
+	link_run(&l, 3000);
+	assert_true(l.peak_Bps < 40 * MBIT * 125 / 100);
+	/* without the delivery, 2.5 % a tick at most: under 17 Mbit */
+	link_init(&l, 10 * MBIT, 40 * MBIT);
+	l.deliv_known = false;
+	link_run(&l, 2000);
+	assert_true(l.d.rate_Bps < 17 * MBIT);
+}
+
+static void
+no_rise_above_what_is_delivered(void **state)
+{
+	struct link	l;
+
+	(void)state;
+	/* the rate stands 30 % above the capacity, with no delay yet */
+	link_init(&l, 26 * MBIT, 20 * MBIT);
+	l.d.rate_Bps = 26 * MBIT;
+	link_run(&l, 300);
+	assert_int_equal(l.d.rises, 0);
+	assert_true(l.d.deliv_valid);
+	assert_true(l.d.deliv_Bps < 21 * MBIT);
+}
+
+/*
+ * An estimated delivery (upload, from ACKs) only sets where a cut starts:
+ * no fast rise, no stop below it.
+ */
+static void
+estimated_delivery_only_cuts(void **state)
+{
+	struct link	l;
+
+	(void)state;
+	link_init(&l, 10 * MBIT, 40 * MBIT);
+	l.estimate = true;
+	link_run(&l, 2000);
+	assert_true(l.d.rate_Bps < 17 * MBIT);
+	link_init(&l, 60 * MBIT, 60 * MBIT);
+	l.estimate = true;
+	link_run(&l, 2000);
+	l.cap_Bps = 5 * MBIT;
+	link_run(&l, 2000);
+	assert_true(l.d.rate_Bps < 5 * MBIT);
 }
 
 static void
@@ -632,6 +800,10 @@ main(void)
 		cmocka_unit_test(owd_goes_to_its_own_direction),
 		cmocka_unit_test(owd_ms_handles_midnight_and_nonstandard),
 		cmocka_unit_test(signals_combine_per_direction),
+		cmocka_unit_test(delivery_cut_lands_below_a_fallen_capacity),
+		cmocka_unit_test(delivery_allows_a_fast_rise),
+		cmocka_unit_test(no_rise_above_what_is_delivered),
+		cmocka_unit_test(estimated_delivery_only_cuts),
 		cmocka_unit_test(params_are_checked),
 	};
 

@@ -333,29 +333,33 @@ test_flow_stops(void **state)
 	assert_int_equal(ts.c.expired, 1);
 }
 
-/* A queue of 30 ms in one direction from 5 s on, seen at 8 s. */
+/* A queue of 30 ms in one direction from 5 s on, seen at at_ns. */
 static void
-queue_in(uint64_t up_extra_ns, uint64_t down_extra_ns, int64_t *up,
-    int64_t *down, int64_t *total)
+queue_at(uint64_t up_extra_ns, uint64_t down_extra_ns, uint64_t at_ns,
+    int64_t *up, int64_t *down, int64_t *total)
 {
 	struct path	p;
-	uint64_t	at = 8 * SEC + 100 * MS;
 
 	path_default(&p);
 	p.step_ns = 5 * SEC;
 	p.up_extra_ns = up_extra_ns;
 	p.down_extra_ns = down_extra_ns;
-	upload(&p, SEC, 8 * SEC, 2);
+	upload(&p, SEC, at_ns - 100 * MS, 2);
 	play();
-	assert_true(tsrtt_delay(&ts, TSRTT_UPLOAD, at, up));
-	assert_true(tsrtt_delay(&ts, TSRTT_DOWNLOAD, at, down));
-	assert_true(tsrtt_delay(&ts, TSRTT_TOTAL, at, total));
+	assert_true(tsrtt_delay(&ts, TSRTT_UPLOAD, at_ns, up));
+	assert_true(tsrtt_delay(&ts, TSRTT_DOWNLOAD, at_ns, down));
+	assert_true(tsrtt_delay(&ts, TSRTT_TOTAL, at_ns, total));
 }
 
-/*
- * The baselines rise by 1 - e^(-3 s / 30 s) of the excess in 3 s: the
- * delay seen is 27 ms or more of the 30.
- */
+static void
+queue_in(uint64_t up_extra_ns, uint64_t down_extra_ns, int64_t *up,
+    int64_t *down, int64_t *total)
+{
+	queue_at(up_extra_ns, down_extra_ns, 6 * SEC + 100 * MS, up, down,
+	    total);
+}
+
+/* A second into the queue, all of it shows, in its own direction. */
 static void
 test_download_queue(void **state)
 {
@@ -363,8 +367,8 @@ test_download_queue(void **state)
 
 	(void)state;
 	queue_in(0, 30 * MS, &up, &down, &total);
-	assert_true(down >= (int64_t)(27 * MS) && down <= (int64_t)(30 * MS));
-	assert_true(total >= (int64_t)(27 * MS) &&
+	assert_true(down >= (int64_t)(29 * MS) && down <= (int64_t)(30 * MS));
+	assert_true(total >= (int64_t)(29 * MS) &&
 	    total <= (int64_t)(30 * MS));
 	assert_true(up <= (int64_t)(1 * MS));
 }
@@ -376,10 +380,30 @@ test_upload_queue(void **state)
 
 	(void)state;
 	queue_in(30 * MS, 0, &up, &down, &total);
-	assert_true(up >= (int64_t)(27 * MS) && up <= (int64_t)(30 * MS));
-	assert_true(total >= (int64_t)(27 * MS) &&
+	assert_true(up >= (int64_t)(29 * MS) && up <= (int64_t)(30 * MS));
+	assert_true(total >= (int64_t)(29 * MS) &&
 	    total <= (int64_t)(30 * MS));
 	assert_true(down <= (int64_t)(1 * MS));
+}
+
+/*
+ * A path that stays 30 ms longer is the new baseline once a whole
+ * TSRTT_BASE_WINDOW_NS has passed, and not before half of it.
+ */
+static void
+test_longer_path(void **state)
+{
+	int64_t	up, down, total;
+
+	(void)state;
+	queue_at(0, 30 * MS, 5 * SEC + TSRTT_BASE_WINDOW_NS / 2 - 100 * MS,
+	    &up, &down, &total);
+	assert_true(down >= (int64_t)(29 * MS));
+	setup(NULL);
+	queue_at(0, 30 * MS, 5 * SEC + TSRTT_BASE_WINDOW_NS + 200 * MS,
+	    &up, &down, &total);
+	assert_true(down <= (int64_t)(1 * MS));
+	assert_true(total <= (int64_t)(1 * MS));
 }
 
 /* Both hosts' TSvals wrap around 2^32 during the flow. */
@@ -462,6 +486,7 @@ frame(uint8_t *f, const uint8_t *opts, uint32_t optlen, uint32_t payload)
 	f[23] = 443 & 0xff;
 	f[22] = 443 >> 8;
 	put32(f + 24, 1000);		/* seq */
+	put32(f + 28, 5000);		/* ack */
 	f[32] = (uint8_t)(hdr / 4 << 4);
 	f[33] = TH_ACK;
 	memcpy(f + 40, opts, optlen);
@@ -492,6 +517,7 @@ test_parse(void **state)
 	assert_int_equal(s.tsval, 7);
 	assert_int_equal(s.tsecr, 0xff000009u);
 	assert_int_equal(s.seq, 1000);
+	assert_int_equal(s.ack, 5000);
 	assert_int_equal(s.payload, 10);
 	assert_int_equal(s.lan_port, 40000);
 	assert_int_equal(s.wan_port, 443);
@@ -503,6 +529,58 @@ test_parse(void **state)
 	assert_int_equal(ts.c.bad_option, 0);
 	/* Cut inside the options: not parsed as TCP at all. */
 	assert_false(parse(f, 45, TSRTT_WAN_DEPART, &s));
+}
+
+/* One upload segment of a LAN host, or the WAN host's ACK of it. */
+static void
+up_seg(enum tsrtt_event ev, uint32_t seq, uint32_t payload, uint32_t ack,
+    uint32_t tsval, uint64_t at_ns)
+{
+	struct tsrtt_seg	s;
+
+	seg_keys(&s, 2, 40100);
+	s.flags = TH_ACK;
+	s.seq = seq;
+	s.payload = payload;
+	s.ack = ack;
+	s.tsval = tsval;
+	s.tsecr = tsval;
+	tsrtt_segment(&ts, ev, &s, at_ns);
+}
+
+/*
+ * The upload delivery counters: new payload leaving, and what the WAN
+ * host acknowledges of it; repeats, retransmissions, ACKs beyond what
+ * left and download data count nothing.
+ */
+static void
+test_upload_delivery(void **state)
+{
+	uint32_t	i, seq = 0xfffff000u;	/* wraps on the way */
+
+	(void)state;
+	for (i = 0; i < 10; i++)
+		up_seg(TSRTT_WAN_DEPART, seq + i * 1000, 1000, 0, i + 1,
+		    (i + 1) * MS);
+	/* the first segment only sets the start */
+	assert_int_equal(ts.c.up_sent, 9000);
+	/* a retransmission of segment 3 */
+	up_seg(TSRTT_WAN_DEPART, seq + 3000, 1000, 0, 11, 20 * MS);
+	assert_int_equal(ts.c.up_sent, 9000);
+	/* ACKs: the first sets the start, then 4000 and a repeat */
+	up_seg(TSRTT_WAN_ARRIVE, 1, 0, seq + 2000, 100, 50 * MS);
+	assert_int_equal(ts.c.up_acked, 0);
+	up_seg(TSRTT_WAN_ARRIVE, 1, 0, seq + 6000, 101, 60 * MS);
+	up_seg(TSRTT_WAN_ARRIVE, 1, 0, seq + 6000, 102, 61 * MS);
+	up_seg(TSRTT_WAN_ARRIVE, 1, 0, seq + 5000, 103, 62 * MS);
+	assert_int_equal(ts.c.up_acked, 4000);
+	/* beyond what left: counted up to the end only */
+	up_seg(TSRTT_WAN_ARRIVE, 1, 0, seq + 50000, 104, 70 * MS);
+	assert_int_equal(ts.c.up_acked, 8000);
+	/* download data towards the LAN is not upload */
+	up_seg(TSRTT_LAN_DEPART, 77, 1000, 0, 105, 80 * MS);
+	up_seg(TSRTT_LAN_DEPART, 1077, 1000, 0, 106, 81 * MS);
+	assert_int_equal(ts.c.up_sent, 9000);
 }
 
 /* Options that are wrong are counted and ignored, never read past. */
@@ -631,8 +709,10 @@ main(void)
 		cmocka_unit_test_setup(test_flow_stops, setup),
 		cmocka_unit_test_setup(test_download_queue, setup),
 		cmocka_unit_test_setup(test_upload_queue, setup),
+		cmocka_unit_test_setup(test_longer_path, setup),
 		cmocka_unit_test_setup(test_wrap, setup),
 		cmocka_unit_test_setup(test_eviction, setup),
+		cmocka_unit_test_setup(test_upload_delivery, setup),
 		cmocka_unit_test_setup(test_parse, setup),
 		cmocka_unit_test_setup(test_garbage_options, setup),
 		cmocka_unit_test_setup(test_random_frames, setup),

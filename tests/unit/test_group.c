@@ -135,7 +135,8 @@ test_steer_dst(void **state)
 		wg = steer(g, &f);
 		wt = steer(t, &f);
 		for (p = 1; p < 8; p++) {
-			f = flow(IP(3, 3, 3, p), IP(192, 168, 0, h + 1), 80 + p);
+			f = flow(IP(3, 3, 3, p), IP(192, 168, 0, h + 1),
+			    (uint16_t)(80 + p));
 			assert_int_equal(steer(g, &f), wg);
 			assert_int_equal(steer(t, &f), wt);
 		}
@@ -275,7 +276,8 @@ test_lend_threads(void **state)
 		group_lend(g, now);
 		sum = group_lend_rate_Bps(g, 0) + group_lend_rate_Bps(g, 1);
 		assert_true(sum <= rate + rate / 4);
-		if (periods == 0 && group_lend_rate_Bps(g, a) >= rate * 95 / 100)
+		if (periods == 0 &&
+		    group_lend_rate_Bps(g, a) >= rate * 95 / 100)
 			periods = (unsigned int)(now / MS);
 	}
 	print_message("lent to the busy worker: >= 95 %% after %u periods\n",

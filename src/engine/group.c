@@ -91,7 +91,7 @@ group_create(const struct cake_config *cfg, const struct cake_env *env,
 	/* Its own key: worker tables index by the low bits of their hash. */
 	g->key[0] = env->seed ^ GROUP_KEY_SALT;
 	g->key[1] = (env->seed + GROUP_KEY_SALT) * GROUP_SEED_STEP;
-	group_lend_reset(g, 0);
+	group_lend_reset(g, 0, 0);
 	return g;
 }
 
@@ -111,6 +111,7 @@ int
 group_change(struct group *g, const struct cake_config *cfg,
     uint64_t now_ns)
 {
+	uint64_t	old_Bps = g->cfg.rate_Bps;
 	unsigned int	i;
 	int		err;
 
@@ -122,7 +123,7 @@ group_change(struct group *g, const struct cake_config *cfg,
 			return err;
 	g->cfg = *cfg;
 	g->steer = steer_by(cfg->flow_mode, g->side);
-	group_lend_reset(g, now_ns);
+	group_lend_reset(g, old_Bps, now_ns);
 	return CAKE_OK;
 }
 

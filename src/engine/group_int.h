@@ -50,8 +50,11 @@ struct group {
 	struct group_slot	slots[GROUP_WORKERS_MAX];
 };
 
-/* Restarts lending (creation, a change): every worker an equal share. */
-void	group_lend_reset(struct group *g, uint64_t now_ns);
+/*
+ * Restarts lending after creation (old_Bps 0: equal shares) or a change
+ * from old_Bps (each worker keeps its part of the rate).
+ */
+void	group_lend_reset(struct group *g, uint64_t old_Bps, uint64_t now_ns);
 /* Single-thread callers: syncs every worker and lends when a period is due. */
 void	group_lend_tick(struct group *g, uint64_t now_ns);
 

@@ -95,16 +95,33 @@ group_lend_sync(struct group *g, unsigned int i, uint64_t now_ns)
 	    memory_order_relaxed);
 }
 
-void
-group_lend_reset(struct group *g, uint64_t now_ns)
+/*
+ * Worker i's share of a new rate: the same part of it as it was lent of
+ * the old one (autorate changes the rate often, and each change must
+ * not undo the lending), or an equal part when there was none.
+ */
+static uint64_t
+reshare(const struct group *g, unsigned int i, uint64_t old_Bps)
 {
-	uint64_t	share = g->cfg.rate_Bps;
+	uint64_t	lent = atomic_load_explicit(&g->slots[i].lent_Bps,
+			    memory_order_relaxed);
+
+	if (!lending(g))
+		return g->cfg.rate_Bps;
+	if (old_Bps == 0 || lent == 0)
+		return g->cfg.rate_Bps / g->n;
+	lent = mul_div(lent, g->cfg.rate_Bps, old_Bps);
+	return lent < LEND_MIN_BPS ? LEND_MIN_BPS : lent;
+}
+
+void
+group_lend_reset(struct group *g, uint64_t old_Bps, uint64_t now_ns)
+{
 	unsigned int	i;
 
-	if (lending(g))
-		share /= g->n;
 	for (i = 0; i < g->n; i++) {
 		struct group_slot	*s = &g->slots[i];
+		uint64_t		 share = reshare(g, i, old_Bps);
 
 		atomic_store_explicit(&s->lent_Bps, share,
 		    memory_order_relaxed);

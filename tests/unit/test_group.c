@@ -257,7 +257,8 @@ test_lend_threads(void **state)
 	struct h_flow	 f = flow(IP(10, 0, 2, 1), IP(1, 1, 1, 1), 3000);
 	struct cake_pkt	*p;
 	struct cake	*c;
-	uint64_t	 now, sum;
+	struct cake_config cfg;
+	uint64_t	 now, sum, lent;
 	unsigned int	 a, i, periods = 0;
 
 	(void)state;
@@ -283,6 +284,17 @@ test_lend_threads(void **state)
 	print_message("lent to the busy worker: >= 95 %% after %u periods\n",
 	    periods);
 	assert_true(periods > 0 && periods <= 10);
+	/* A new rate (autorate) keeps each worker's part of it. */
+	lent = group_lend_rate_Bps(g, a);
+	group_get_config(g, &cfg);
+	cfg.rate_Bps *= 2;
+	assert_int_equal(group_change(g, &cfg, now), CAKE_OK);
+	assert_true(group_lend_rate_Bps(g, a) >= 2 * lent - 1 &&
+	    group_lend_rate_Bps(g, a) <= 2 * lent);
+	cake_get_config(c, &cfg);
+	assert_int_equal(cfg.rate_Bps, group_lend_rate_Bps(g, a));
+	cfg.rate_Bps = rate;
+	assert_int_equal(group_change(g, &cfg, now), CAKE_OK);
 	group_flush(g);
 	free_list(group_take_dropped(g));
 	for (; now <= 60 * MS; now += MS) {

@@ -32,6 +32,7 @@ struct group_slot {
 	uint64_t		 applied_Bps;
 	/* The lender's own. */
 	uint64_t		 seen_bytes;	/* charged_bytes, last lend */
+	uint32_t		 quiet;		/* periods without traffic */
 };
 
 struct group {

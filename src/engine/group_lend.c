@@ -21,10 +21,18 @@
 #include "engine/instance.h"
 
 #define NS_PER_S		1000000000ULL
-#define LEND_FLOOR_DIV		256	/* an idle worker keeps 1/256 */
+#define LEND_FLOOR_DIV		1024	/* an idle worker keeps 1/1024 */
 #define LEND_HEADROOM_DIV	4	/* a light worker: used + 1/4 */
-#define LEND_CREDIT_DIV		4	/* credit: at most 1/4 period */
+#define LEND_REPAY_PERIODS	4	/* credit repaid over 4 periods */
+/*
+ * Credit is bounded by a period of the rate, and never below a few
+ * full-size frames: a worker is charged a whole packet when it leaves,
+ * so at 10 Mbit (1.2 ms a frame) a period sees 0, 1 or 2 of them, and a
+ * bound under a frame clipped that noise unevenly (5 % of the rate lost).
+ */
+#define LEND_CREDIT_MIN_BYTES	(4 * 1514)
 #define LEND_STALE_PERIODS	4	/* a longer gap starts afresh */
+#define LEND_QUIET_PERIODS	8	/* idle after this many quiet ones */
 #define LEND_MIN_BPS		64	/* the shaper's own minimum */
 
 /* What the lender saw of one worker over the last period. */
@@ -34,6 +42,7 @@ struct lend_view {
 	uint64_t	units;		/* weight: active hosts or flows */
 	uint64_t	rate_Bps;	/* what it gets next */
 	bool		done;		/* rate settled (water-filling) */
+	bool		active;		/* carried traffic lately */
 };
 
 static uint64_t
@@ -129,6 +138,7 @@ group_lend_reset(struct group *g, uint64_t old_Bps, uint64_t now_ns)
 			inst_set_rate(s->c, share, now_ns);
 		s->applied_Bps = share;
 		s->seen_bytes = s->c->charged_bytes;
+		s->quiet = 0;
 		atomic_store_explicit(&s->charged_bytes, s->seen_bytes,
 		    memory_order_relaxed);
 	}
@@ -180,6 +190,8 @@ observe(struct group *g, struct lend_view *v, uint64_t dt_ns,
 		v[i].units = atomic_load_explicit(&s->units,
 		    memory_order_relaxed);
 		v[i].done = false;
+		s->quiet = used > 0 || backlog > 0 ? 0 : s->quiet + 1;
+		v[i].active = s->quiet < LEND_QUIET_PERIODS;
 		v[i].want_Bps = v[i].used_Bps +
 		    v[i].used_Bps / LEND_HEADROOM_DIV + floor_Bps;
 		if (backlog > 0 && (used * 8 >= lent_bytes * 7 ||
@@ -193,15 +205,18 @@ observe(struct group *g, struct lend_view *v, uint64_t dt_ns,
 
 /*
  * Carries the rate left unused while some worker was busy (or taken in
- * excess) into the next period, within a quarter period of the rate.
+ * excess) into the next periods, within a period of the rate.
  */
 static void
 settle_credit(struct group *g, uint64_t dt_ns, unsigned int busy,
     uint64_t used_bytes)
 {
 	int64_t	cap = (int64_t)mul_div(g->cfg.rate_Bps, GROUP_LEND_PERIOD_NS,
-		    NS_PER_S * LEND_CREDIT_DIV);
+		    NS_PER_S);
 	int64_t	allowed;
+
+	if (cap < LEND_CREDIT_MIN_BYTES)
+		cap = LEND_CREDIT_MIN_BYTES;
 
 	if (busy == 0 || dt_ns > LEND_STALE_PERIODS * GROUP_LEND_PERIOD_NS) {
 		g->credit_bytes = 0;
@@ -248,23 +263,36 @@ fill_light(const struct group *g, struct lend_view *v, uint64_t avail)
 	return avail;
 }
 
-/* Shares what is left by weight: among the unsettled, or among all. */
+/*
+ * Shares what is left by weight among the unsettled workers. When every
+ * worker got its want, the spare goes to those that carried traffic
+ * lately (by weight), so that one whose packets are sparser than the
+ * period (one per 1.2 ms at 10 Mbit) is not cut to its last period's
+ * count, and an idle one keeps its floor alone; with none such, evenly.
+ */
 static void
 share_rest(const struct group *g, struct lend_view *v, uint64_t rest)
 {
-	uint64_t	weights = 0;
+	uint64_t	weights = 0, active = 0;
 	unsigned int	i, open = 0;
 
-	for (i = 0; i < g->n; i++)
+	for (i = 0; i < g->n; i++) {
 		if (!v[i].done) {
 			weights += v[i].units;
 			open++;
 		}
+		if (v[i].active)
+			active += v[i].units;
+	}
 	for (i = 0; i < g->n; i++) {
-		if (open == 0)
-			v[i].rate_Bps += rest / g->n;	/* all light: spare */
-		else if (!v[i].done)
-			v[i].rate_Bps = mul_div(rest, v[i].units, weights);
+		if (open > 0) {
+			if (!v[i].done)
+				v[i].rate_Bps = mul_div(rest, v[i].units,
+				    weights);
+		} else if (active == 0)
+			v[i].rate_Bps += rest / g->n;
+		else if (v[i].active)
+			v[i].rate_Bps += mul_div(rest, v[i].units, active);
 		if (v[i].rate_Bps < LEND_MIN_BPS)
 			v[i].rate_Bps = LEND_MIN_BPS;
 	}
@@ -284,7 +312,7 @@ group_lend(struct group *g, uint64_t now_ns)
 	busy = observe(g, v, dt_ns, &used_bytes);
 	settle_credit(g, dt_ns, busy, used_bytes);
 	extra = g->credit_bytes * (int64_t)NS_PER_S /
-	    (int64_t)GROUP_LEND_PERIOD_NS;
+	    (int64_t)(GROUP_LEND_PERIOD_NS * LEND_REPAY_PERIODS);
 	avail = (uint64_t)((int64_t)g->cfg.rate_Bps + extra);
 	share_rest(g, v, fill_light(g, v, avail));
 	for (i = 0; i < g->n; i++)

@@ -418,6 +418,11 @@ static const struct scenario scenarios[] = {
 	    "bandwidth 1gbit besteffort dual-srchost",
 	    WORKERS_WARMUP_NS, WORKERS_DURATION_NS, workers_rate_setup,
 	    workers_rate_check, 2, NULL },
+	{ "workers-tcp-10m", "2 workers at 10 Mbit, one TCP-like flow "
+	    "(1 ms RTT), the other worker idle: rate within 0.5 % of 1 worker",
+	    "bandwidth 10mbit besteffort dual-srchost",
+	    WORKERS_WARMUP_NS, WORKERS_DURATION_NS, workers_tcp_setup,
+	    workers_tcp_check, 2, NULL },
 	{ "workers-hosts", "host A (1 flow) and host B (4 flows) on 2 "
 	    "workers, dual-srchost: A gets 45-55 %",
 	    "bandwidth 100mbit besteffort dual-srchost",

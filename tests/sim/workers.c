@@ -200,6 +200,36 @@ workers_rate_check(struct sim *s, const struct scenario *sc)
 	return fail | scenarios_common(s, sc);
 }
 
+/*
+ * One TCP-like flow alone, a short RTT: its worker is light whenever its
+ * queue happens to be empty when the lender looks, and must still get
+ * the whole rate (the other worker is idle throughout).
+ */
+void
+workers_tcp_setup(struct sim *s)
+{
+	struct sim_src	src;
+
+	scenarios_src_init(&src, SIM_SRC_TCP, HOST_A, 40000);
+	src.rtt_ns = SIM_MS;
+	scenarios_add(s, &src);
+}
+
+int
+workers_tcp_check(struct sim *s, const struct scenario *sc)
+{
+	double	cap = rate_Bps(s) * (double)sc->duration_ns / 1e9;
+	double	acc1, acc2 = (double)s->link_bytes / cap;
+	int	fail = 0;
+
+	acc1 = (double)rerun(s, sc, 1) / cap;
+	printf("%s: rate_accuracy workers=1 %.5f workers=%u %.5f\n",
+	    sc->name, acc1, group_workers(s->g), acc2);
+	fail |= scenarios_verdict(sc, "accuracy_diff", fabs(acc2 - acc1),
+	    false, 0.005);
+	return fail | scenarios_common(s, sc);
+}
+
 /* ---- workers-hosts, workers-collide ------------------------------------ */
 
 void

@@ -19,6 +19,9 @@ struct scenario;
 /* Rate accuracy (mixed load, one worker going light half-way). */
 void	workers_rate_setup(struct sim *s);
 int	workers_rate_check(struct sim *s, const struct scenario *sc);
+/* One TCP-like flow on one worker, the other idle. */
+void	workers_tcp_setup(struct sim *s);
+int	workers_tcp_check(struct sim *s, const struct scenario *sc);
 /* Host A (1 flow) and host B (4 flows) on different workers. */
 void	workers_hosts_setup(struct sim *s);
 int	workers_hosts_check(struct sim *s, const struct scenario *sc);

@@ -187,8 +187,11 @@ observe(struct group *g, struct lend_view *v, uint64_t dt_ns,
 		*used_bytes += used;
 		lent_bytes = mul_div(lent, dt_ns, NS_PER_S);
 		v[i].used_Bps = mul_div(used, NS_PER_S, dt_ns);
+		/* 0 until the worker's first sync (threads). */
 		v[i].units = atomic_load_explicit(&s->units,
 		    memory_order_relaxed);
+		if (v[i].units == 0)
+			v[i].units = 1;
 		v[i].done = false;
 		s->quiet = used > 0 || backlog > 0 ? 0 : s->quiet + 1;
 		v[i].active = s->quiet < LEND_QUIET_PERIODS;
@@ -217,7 +220,6 @@ settle_credit(struct group *g, uint64_t dt_ns, unsigned int busy,
 
 	if (cap < LEND_CREDIT_MIN_BYTES)
 		cap = LEND_CREDIT_MIN_BYTES;
-
 	if (busy == 0 || dt_ns > LEND_STALE_PERIODS * GROUP_LEND_PERIOD_NS) {
 		g->credit_bytes = 0;
 		return;
@@ -313,6 +315,11 @@ group_lend(struct group *g, uint64_t now_ns)
 	settle_credit(g, dt_ns, busy, used_bytes);
 	extra = g->credit_bytes * (int64_t)NS_PER_S /
 	    (int64_t)(GROUP_LEND_PERIOD_NS * LEND_REPAY_PERIODS);
+	/* At low rates the frame-sized bound exceeds a period's bytes. */
+	if (extra > (int64_t)g->cfg.rate_Bps)
+		extra = (int64_t)g->cfg.rate_Bps;
+	if (extra < -(int64_t)(g->cfg.rate_Bps / 2))
+		extra = -(int64_t)(g->cfg.rate_Bps / 2);
 	avail = (uint64_t)((int64_t)g->cfg.rate_Bps + extra);
 	share_rest(g, v, fill_light(g, v, avail));
 	for (i = 0; i < g->n; i++)

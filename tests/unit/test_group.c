@@ -10,6 +10,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
+#include <inttypes.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -307,6 +308,48 @@ test_lend_threads(void **state)
 	done(g);
 }
 
+/*
+ * At 1 Mbit a frame takes longer than a lending period and the credit's
+ * bound (a few frames) is many periods of the rate: the rate lent stays
+ * within half and twice the rate, never wraps, and averages the rate.
+ */
+static void
+test_lend_low_rate(void **state)
+{
+	struct group	*g = mk("bandwidth 1mbit besteffort dual-srchost", 2,
+			    GROUP_SIDE_SRC);
+	const uint64_t	 rate = 125000;
+	struct h_flow	 f = flow(IP(10, 0, 4, 1), IP(1, 1, 1, 1), 3000);
+	struct cake_pkt	*p;
+	struct cake	*c;
+	uint64_t	 now, sum, sent = 0;
+	unsigned int	 a, i;
+
+	(void)state;
+	a = steer(g, &f);
+	c = group_worker(g, a);
+	for (now = MS; now <= 2000 * MS; now += MS) {
+		if (now % (4 * MS) == 0)
+			(void)cake_enqueue(c, h_ipv4(&f, false), now);
+		while ((p = cake_dequeue(c, now)) != NULL) {
+			if (now > 1000 * MS)
+				sent += p->len;
+			h_free(p);
+		}
+		free_list(cake_take_dropped(c));
+		for (i = 0; i < 2; i++)
+			group_lend_sync(g, i, now);
+		group_lend(g, now);
+		sum = group_lend_rate_Bps(g, 0) + group_lend_rate_Bps(g, 1);
+		assert_true(sum >= rate / 2 && sum <= 2 * rate);
+	}
+	/* 1000-byte frames offered at 250 kB/s: the rate is the limit. */
+	print_message("1 Mbit, the last second: sent %" PRIu64 " bytes of "
+	    "%" PRIu64 "\n", sent, rate);
+	assert_true(sent >= rate * 98 / 100 && sent <= rate * 102 / 100);
+	done(g);
+}
+
 /* A group of one is the instance: the same packets leave at the same times. */
 static void
 test_one_is_instance(void **state)
@@ -382,6 +425,7 @@ main(void)
 		cmocka_unit_test(test_steer_flows),
 		cmocka_unit_test(test_stats_sum),
 		cmocka_unit_test(test_lend_threads),
+		cmocka_unit_test(test_lend_low_rate),
 		cmocka_unit_test(test_one_is_instance),
 		cmocka_unit_test(test_refused),
 	};

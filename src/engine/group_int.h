@@ -24,6 +24,7 @@ struct group_slot {
 	struct cake		*c;
 	/* Published by the worker (group_lend_sync()). */
 	_Atomic uint64_t	 charged_bytes;	/* adjusted bytes, ever */
+	_Atomic uint64_t	 sparse_bytes;	/* of them, not bulk flows */
 	_Atomic uint64_t	 backlog_bytes;
 	_Atomic uint64_t	 units;		/* active hosts (or flows) */
 	/* Written by the lender (group_lend()). */
@@ -32,6 +33,7 @@ struct group_slot {
 	uint64_t		 applied_Bps;
 	/* The lender's own. */
 	uint64_t		 seen_bytes;	/* charged_bytes, last lend */
+	uint64_t		 seen_sparse;	/* sparse_bytes, last lend */
 	uint32_t		 quiet;		/* periods without traffic */
 };
 

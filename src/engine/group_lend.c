@@ -39,6 +39,7 @@
 struct lend_view {
 	uint64_t	used_Bps;	/* rate it was charged */
 	uint64_t	want_Bps;	/* a light worker's demand; 0 = busy */
+	uint64_t	sparse_Bps;	/* a busy one's sparse flows' need */
 	uint64_t	units;		/* weight: active hosts or flows */
 	uint64_t	rate_Bps;	/* what it gets next */
 	bool		done;		/* rate settled (water-filling) */
@@ -98,6 +99,8 @@ group_lend_sync(struct group *g, unsigned int i, uint64_t now_ns)
 	}
 	atomic_store_explicit(&s->charged_bytes, s->c->charged_bytes,
 	    memory_order_relaxed);
+	atomic_store_explicit(&s->sparse_bytes, s->c->charged_sparse_bytes,
+	    memory_order_relaxed);
 	atomic_store_explicit(&s->backlog_bytes, s->c->backlog_bytes,
 	    memory_order_relaxed);
 	atomic_store_explicit(&s->units, units(g, s->c),
@@ -138,6 +141,9 @@ group_lend_reset(struct group *g, uint64_t old_Bps, uint64_t now_ns)
 			inst_set_rate(s->c, share, now_ns);
 		s->applied_Bps = share;
 		s->seen_bytes = s->c->charged_bytes;
+		s->seen_sparse = s->c->charged_sparse_bytes;
+		atomic_store_explicit(&s->sparse_bytes, s->seen_sparse,
+		    memory_order_relaxed);
 		s->quiet = 0;
 		atomic_store_explicit(&s->charged_bytes, s->seen_bytes,
 		    memory_order_relaxed);
@@ -174,7 +180,7 @@ observe(struct group *g, struct lend_view *v, uint64_t dt_ns,
 	for (i = 0; i < g->n; i++) {
 		struct group_slot	*s = &g->slots[i];
 		uint64_t		 charged, used, backlog, lent;
-		uint64_t		 lent_bytes;
+		uint64_t		 lent_bytes, sparse;
 
 		charged = atomic_load_explicit(&s->charged_bytes,
 		    memory_order_relaxed);
@@ -184,6 +190,12 @@ observe(struct group *g, struct lend_view *v, uint64_t dt_ns,
 		    memory_order_relaxed);
 		used = charged - s->seen_bytes;
 		s->seen_bytes = charged;
+		sparse = atomic_load_explicit(&s->sparse_bytes,
+		    memory_order_relaxed);
+		v[i].sparse_Bps = mul_div(sparse - s->seen_sparse, NS_PER_S,
+		    dt_ns);
+		v[i].sparse_Bps += v[i].sparse_Bps / LEND_HEADROOM_DIV;
+		s->seen_sparse = sparse;
 		*used_bytes += used;
 		lent_bytes = mul_div(lent, dt_ns, NS_PER_S);
 		v[i].used_Bps = mul_div(used, NS_PER_S, dt_ns);
@@ -266,6 +278,32 @@ fill_light(const struct group *g, struct lend_view *v, uint64_t avail)
 }
 
 /*
+ * A busy worker's units are its bulk hosts; what its sparse flows (hosts
+ * below their fair share) send comes first, as in one instance, where
+ * sparse flows are served before bulk ones: it is set aside for them,
+ * with headroom, before the bulk hosts share the rest. At most half of
+ * what is left is set aside. Returns what is left for the bulk hosts.
+ */
+static uint64_t
+reserve_sparse(const struct group *g, struct lend_view *v, uint64_t rest)
+{
+	uint64_t	sum = 0;
+	unsigned int	i;
+
+	for (i = 0; i < g->n; i++)
+		if (!v[i].done)
+			sum += v[i].sparse_Bps;
+	for (i = 0; i < g->n && sum > rest / 2; i++)
+		if (!v[i].done)
+			v[i].sparse_Bps = mul_div(v[i].sparse_Bps, rest / 2,
+			    sum);
+	for (i = 0; i < g->n; i++)
+		if (!v[i].done)
+			rest -= v[i].sparse_Bps;
+	return rest;
+}
+
+/*
  * Shares what is left by weight among the unsettled workers. When every
  * worker got its want, the spare goes to those that carried traffic
  * lately (by weight), so that one whose packets are sparser than the
@@ -289,8 +327,8 @@ share_rest(const struct group *g, struct lend_view *v, uint64_t rest)
 	for (i = 0; i < g->n; i++) {
 		if (open > 0) {
 			if (!v[i].done)
-				v[i].rate_Bps = mul_div(rest, v[i].units,
-				    weights);
+				v[i].rate_Bps = v[i].sparse_Bps +
+				    mul_div(rest, v[i].units, weights);
 		} else if (active == 0)
 			v[i].rate_Bps += rest / g->n;
 		else if (v[i].active)
@@ -321,7 +359,7 @@ group_lend(struct group *g, uint64_t now_ns)
 	if (extra < -(int64_t)(g->cfg.rate_Bps / 2))
 		extra = -(int64_t)(g->cfg.rate_Bps / 2);
 	avail = (uint64_t)((int64_t)g->cfg.rate_Bps + extra);
-	share_rest(g, v, fill_light(g, v, avail));
+	share_rest(g, v, reserve_sparse(g, v, fill_light(g, v, avail)));
 	for (i = 0; i < g->n; i++)
 		atomic_store_explicit(&g->slots[i].lent_Bps, v[i].rate_Bps,
 		    memory_order_relaxed);

@@ -138,6 +138,8 @@ struct cake {
 	uint64_t		sent_pkts;
 	uint64_t		charged_bytes;	/* adjusted bytes the shaper
 						 * was charged (group.c) */
+	uint64_t		charged_sparse_bytes;	/* of them, sent
+						 * from flows not bulk */
 	uint64_t		dropped_pkts;
 	uint64_t		overlimits;
 	uint64_t		non_ip_pkts;

@@ -423,6 +423,11 @@ static const struct scenario scenarios[] = {
 	    "bandwidth 10mbit besteffort dual-srchost",
 	    WORKERS_WARMUP_NS, WORKERS_DURATION_NS, workers_tcp_setup,
 	    workers_tcp_check, 2, NULL },
+	{ "workers-sparse", "3 bulk hosts on one worker, 2 and a light "
+	    "host on the other: Jain over bulk hosts >= 0.99",
+	    "bandwidth 100mbit besteffort dual-srchost",
+	    WORKERS_WARMUP_NS, WORKERS_DURATION_NS, workers_sparse_setup,
+	    workers_sparse_check, 2, NULL },
 	{ "workers-hosts", "host A (1 flow) and host B (4 flows) on 2 "
 	    "workers, dual-srchost: A gets 45-55 %",
 	    "bandwidth 100mbit besteffort dual-srchost",

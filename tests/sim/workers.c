@@ -230,6 +230,54 @@ workers_tcp_check(struct sim *s, const struct scenario *sc)
 	return fail | scenarios_common(s, sc);
 }
 
+/*
+ * Three bulk hosts on worker 0; two bulk hosts and a light host (a tenth
+ * of the rate, below its fair share) on worker 1. In one instance the
+ * light host gets what it sends and the five bulk hosts share the rest
+ * alike; the group must do the same across its workers.
+ */
+void
+workers_sparse_setup(struct sim *s)
+{
+	struct sim_src	src;
+	uint32_t	h = 0;
+	unsigned int	i;
+
+	for (i = 0; i < 5; i++) {
+		h = host_on(s, i < 3 ? 0 : 1, h);
+		add_host(s, h++, 2, 0);
+	}
+	scenarios_src_init(&src, SIM_SRC_CBR, host_on(s, 1, h), 7000);
+	src.interval_ns = (uint64_t)(src.len_bytes * 1e9 * CBR_SHARE /
+	    rate_Bps(s));
+	scenarios_add(s, &src);
+}
+
+int
+workers_sparse_check(struct sim *s, const struct scenario *sc)
+{
+	const struct sim_src	*cbr = &s->srcs[s->nsrcs - 1];
+	double			 x[5], lo = 1, hi = 0;
+	uint32_t		 i;
+	int			 fail = 0;
+
+	for (i = 0; i < 5; i++) {
+		x[i] = share(host_bytes(s, s->srcs[2 * i].host),
+		    s->link_bytes);
+		lo = x[i] < lo ? x[i] : lo;
+		hi = x[i] > hi ? x[i] : hi;
+	}
+	printf("%s: bulk host shares %.4f-%.4f, light host %.4f of the "
+	    "link, %.4f of what it sent\n", sc->name, lo, hi,
+	    share(cbr->sent_bytes, s->link_bytes),
+	    share(cbr->sent_pkts, cbr->offered_pkts));
+	fail |= scenarios_verdict(sc, "jain_bulk_hosts", report_jain(x, 5),
+	    true, 0.99);
+	fail |= scenarios_verdict(sc, "light_host_delivered",
+	    share(cbr->sent_pkts, cbr->offered_pkts), true, 0.98);
+	return fail | scenarios_common(s, sc);
+}
+
 /* ---- workers-hosts, workers-collide ------------------------------------ */
 
 void

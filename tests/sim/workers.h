@@ -19,6 +19,9 @@ struct scenario;
 /* Rate accuracy (mixed load, one worker going light half-way). */
 void	workers_rate_setup(struct sim *s);
 int	workers_rate_check(struct sim *s, const struct scenario *sc);
+/* A light host beside bulk hosts: bulk hosts alike across workers. */
+void	workers_sparse_setup(struct sim *s);
+int	workers_sparse_check(struct sim *s, const struct scenario *sc);
 /* One TCP-like flow on one worker, the other idle. */
 void	workers_tcp_setup(struct sim *s);
 int	workers_tcp_check(struct sim *s, const struct scenario *sc);

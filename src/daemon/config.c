@@ -80,7 +80,8 @@ config_known_key(int section, const char *key)
 				return 1;
 		return 0;
 	}
-	return config_direction_known_key(key);
+	return config_direction_known_key(key) ||
+	    strcmp(key, "workers") == 0;
 }
 
 /* A likely misspelling of a known key of section ("bandwith"). */
@@ -93,6 +94,7 @@ config_suggest_key(int section, const char *key)
 		"memlimit", "fwmark", "queues", "ack-filter", "nat", "wash",
 		"ingress", "split-gso", "autorate", "autorate-min",
 		"autorate-base", "autorate-max", "autorate-delay-threshold",
+		"workers",
 	};
 	static const char *const ar_keys[] = {
 		"autorate-reflectors", "autorate-interval",
@@ -134,7 +136,9 @@ config_parse_uint(const char *s, unsigned long max, unsigned long *out)
 	for (; *s != '\0'; s++) {
 		if (!isdigit((unsigned char)*s))
 			return -1;
-		if (v > (max - (unsigned long)(*s - '0')) / 10)
+		/* A digit above max would wrap the bound below. */
+		if ((unsigned long)(*s - '0') > max ||
+		    v > (max - (unsigned long)(*s - '0')) / 10)
 			return -1;
 		v = v * 10 + (unsigned long)(*s - '0');
 	}
@@ -221,6 +225,35 @@ config_queues(struct config_ctx *ctx, const char *key, int line,
 		config_expect(ctx, line, SEC_GENERAL, key, expected, v);
 	} else
 		cfg->queues = (uint32_t)n;
+}
+
+/*
+ * [upload]/[download] workers N: the direction's CAKE instances, lending
+ * each other the rate (doc/workers.md). Autorate and autorate-ingress
+ * move one instance's rate: they need one worker.
+ */
+static void
+config_workers(struct config_ctx *ctx, int dir, struct caked_config *cfg)
+{
+	char		 value[INIFILE_LINE_MAX + 1], expected[64];
+	const char	*v;
+	unsigned long	 n;
+	int		 sec = SEC_UPLOAD + dir, line;
+
+	if ((line = inifile_find(ctx->file, sec, "workers")) == 0)
+		return;
+	v = config_value(ctx, sec, "workers", value, sizeof(value));
+	if (config_parse_uint(v, CONFIG_WORKERS_MAX, &n) == -1 || n < 1) {
+		(void)snprintf(expected, sizeof(expected), "a number from 1 "
+		    "to %d", CONFIG_WORKERS_MAX);
+		config_expect(ctx, line, sec, "workers", expected, v);
+	} else if (n > 1 && (cfg->cake[dir].autorate_ingress ||
+	    cfg->autorate[dir].enabled))
+		inifile_error(ctx->file, line, "[%s] workers: expected 1 "
+		    "with autorate or autorate-ingress (they move one "
+		    "instance's rate), found '%s'", config_sections[sec], v);
+	else
+		cfg->workers[dir] = (unsigned int)n;
 }
 
 /* nat-cache-size ENTRIES, nat-cache-expiry SECONDS[s]. */
@@ -440,6 +473,8 @@ config_defaults(struct caked_config *cfg)
 	cfg->offload = true;
 	cfg->horizon_us = CONFIG_HORIZON_DEFAULT_US;
 	cfg->queues = CONFIG_DEFAULT_QUEUES;
+	cfg->workers[CONFIG_UPLOAD] = 1;
+	cfg->workers[CONFIG_DOWNLOAD] = 1;
 	cfg->nat_cache_size = NATCACHE_SIZE_DEFAULT;
 	cfg->nat_cache_expiry_s = NATCACHE_EXPIRY_DEFAULT_S;
 	(void)snprintf(cfg->control, sizeof(cfg->control), "%s",
@@ -514,6 +549,9 @@ config_load(const char *path, struct caked_config *out,
 		config_check_floors(&ctx, &cfg, dir);
 	}
 	autorate_config_load(ctx.file, ctx.dict, config_sections, &cfg);
+	for (dir = 0; dir < CONFIG_DIRS; dir++)
+		if (cfg.shaped[dir])
+			config_workers(&ctx, dir, &cfg);
 	if (inifile_errors(ctx.file) == 0)
 		config_note_file(&ctx, &cfg);
 	cfg.notes = (unsigned int)inifile_notes(ctx.file);
@@ -593,6 +631,8 @@ config_print(const struct caked_config *cfg, FILE *fp)
 			return -1;
 		fprintf(fp, "\n[%s]\noptions = \"%s\"\n",
 		    config_dir_name(dir), opts);
+		if (cfg->workers[dir] != 1)
+			fprintf(fp, "workers = %u\n", cfg->workers[dir]);
 		autorate_config_print_dir(cfg, dir, fp);
 	}
 	return ferror(fp) ? -1 : 0;
@@ -635,5 +675,9 @@ config_restart_needed(const struct caked_config *old,
 	if (old->cake[CONFIG_DOWNLOAD].queues !=
 	    new->cake[CONFIG_DOWNLOAD].queues)
 		return "[download] queues";
+	if (old->workers[CONFIG_UPLOAD] != new->workers[CONFIG_UPLOAD])
+		return "[upload] workers";
+	if (old->workers[CONFIG_DOWNLOAD] != new->workers[CONFIG_DOWNLOAD])
+		return "[download] workers";
 	return NULL;
 }

@@ -30,6 +30,7 @@
 #define CONFIG_MTU_MAX		65535
 #define CONFIG_DEFAULT_QUEUES	2	/* queues-per-device, measured */
 #define CONFIG_QUEUES_MAX	16	/* TUN_QUEUES_MAX */
+#define CONFIG_WORKERS_MAX	8	/* GROUP_WORKERS_MAX */
 #define CONFIG_CONTROL_MAX	108	/* sizeof(sun_path), NUL included */
 #define CONFIG_ADDR_MAX		46	/* INET6_ADDRSTRLEN */
 #define CONFIG_USER_MAX		64
@@ -70,6 +71,7 @@ struct caked_config {
 	bool			log_syslog;
 	struct cake_config	cake[CONFIG_DIRS];
 	bool			shaped[CONFIG_DIRS];	/* section present */
+	unsigned int		workers[CONFIG_DIRS];	/* CAKE instances */
 	struct autorate_params	autorate[CONFIG_DIRS];	/* autorate_config.c */
 	struct autorate_addr	reflectors[AUTORATE_REFLECTORS_MAX];
 	unsigned int		reflectors_n;	/* the pool */

@@ -44,6 +44,7 @@
 #include <string.h>
 
 #include "caked/cake.h"
+#include "caked/group.h"
 #include "common/json.h"
 #include "daemon/conntrack.h"
 #include "daemon/datapath.h"
@@ -67,14 +68,14 @@ static uint8_t	datapath_scratch[DATAPATH_SCRATCH_BYTES];
 
 void
 datapath_init(struct datapath *dp, const char *name, int in_fd, int out_fd,
-    enum cake_link link, struct cake *cake, struct pool *pool)
+    enum cake_link link, struct group *group, struct pool *pool)
 {
 	memset(dp, 0, sizeof(*dp));
 	dp->name = name;
 	dp->in_fd = in_fd;
 	dp->out_fd = out_fd;
 	dp->link = link;
-	dp->cake = cake;
+	dp->group = group;
 	dp->pool = pool;
 	dp->in_fds[0] = in_fd;
 	dp->in_queues = 1;
@@ -121,7 +122,7 @@ datapath_host(const struct datapath *dp, const struct cake_pkt *pkt)
 }
 
 /*
- * cake_dequeue_ahead() within the direction's horizon, with the packet
+ * group_dequeue_ahead() within the direction's horizon, with the packet
  * counted for its host.
  */
 static struct cake_pkt *
@@ -129,7 +130,7 @@ datapath_dequeue(struct datapath *dp, uint64_t now_ns)
 {
 	struct cake_pkt	*pkt;
 
-	if ((pkt = cake_dequeue_ahead(dp->cake, now_ns, dp->horizon_ns)) !=
+	if ((pkt = group_dequeue_ahead(dp->group, now_ns, dp->horizon_ns)) !=
 	    NULL)
 		hostacct_sent(&dp->hosts, datapath_host(dp, pkt),
 		    datapath_keys(pkt)->family, pkt->len, now_ns);
@@ -167,7 +168,7 @@ datapath_reap(struct datapath *dp)
 {
 	struct cake_pkt	*pkt, *next;
 
-	for (pkt = cake_take_dropped(dp->cake); pkt != NULL; pkt = next) {
+	for (pkt = group_take_dropped(dp->group); pkt != NULL; pkt = next) {
 		next = pkt->next;
 		hostacct_dropped(&dp->hosts, datapath_host(dp, pkt),
 		    datapath_keys(pkt)->family);
@@ -302,7 +303,7 @@ datapath_enqueue(struct datapath *dp, struct cake_pkt *pkt, uint32_t len,
 		    dp->nat_cfg->nat, dp->nat_cfg->fwmark_mask != 0, now_ns);
 	dp->st.rx_pkts++;
 	dp->st.rx_bytes += len;
-	(void)cake_enqueue(dp->cake, pkt, now_ns);
+	(void)group_enqueue(dp->group, pkt, now_ns);
 	datapath_reap(dp);
 }
 
@@ -606,7 +607,7 @@ datapath_next_ns(const struct datapath *dp, uint64_t now_ns)
 {
 	if (dp->held != NULL)
 		return CAKE_TIME_NEVER;	/* waiting for EV_WRITE instead */
-	return cake_next_ns(dp->cake, now_ns);
+	return group_next_ns(dp->group, now_ns);
 }
 
 void
@@ -623,7 +624,7 @@ datapath_flush(struct datapath *dp)
 		pool_put(dp->pool, dp->rx_spare);
 		dp->rx_spare = NULL;
 	}
-	cake_flush(dp->cake);
+	group_flush(dp->group);
 	datapath_reap(dp);
 }
 
@@ -635,7 +636,7 @@ datapath_log_stats(const struct datapath *dp)
 	const struct datapath_stats *st = &dp->st;
 	unsigned int		 i;
 
-	cake_get_stats(dp->cake, &cs);
+	group_get_stats(dp->group, &cs);
 	pool_get_stats(dp->pool, &ps);
 	log_info("%s: sent_pkts=%" PRIu64 " sent_bytes=%" PRIu64
 	    " dropped_pkts=%" PRIu64 " overlimits=%" PRIu64

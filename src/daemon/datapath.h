@@ -22,6 +22,7 @@
 #define DATAPATH_DROP_REASONS	(CAKE_DROP_FLUSH + 1)
 
 struct conntrack;
+struct group;
 struct json_writer;
 struct pool;
 struct tsrtt;
@@ -70,7 +71,7 @@ struct datapath {
 						 * busy queues of the egress
 						 * device; NULL: unknown */
 	enum cake_link		 link;
-	struct cake		*cake;
+	struct group		*group;		/* the direction's workers */
 	struct pool		*pool;
 	struct cake_pkt		*held;		/* refused by a full device (a
 						 * list, in order, by ->next) */
@@ -97,7 +98,7 @@ struct datapath {
 };
 
 void		datapath_init(struct datapath *dp, const char *name, int in_fd,
-		    int out_fd, enum cake_link link, struct cake *cake,
+		    int out_fd, enum cake_link link, struct group *group,
 		    struct pool *pool);
 /*
  * Gives dp the queues of its devices (in[0] and out[0] as in_fd and

@@ -34,6 +34,7 @@
 
 #include "caked/cake.h"
 #include "caked/ctl.h"
+#include "caked/group.h"
 #include "caked/keywords.h"
 #include "common/json.h"
 #include "daemon/autorate_run.h"
@@ -349,7 +350,7 @@ loop_apply(struct loop *l, const struct caked_config *new)
 	int		i, err;
 
 	for (i = 0; i < CONFIG_DIRS; i++) {
-		if ((err = cake_change(l->setup.cake[i], &new->cake[i],
+		if ((err = group_change(l->setup.group[i], &new->cake[i],
 		    now_ns)) != CAKE_OK) {
 			log_warnx("%s: engine refused the new options: %s",
 			    config_dir_name(i), cake_strerror(err));
@@ -453,9 +454,9 @@ loop_hosts(struct loop *l)
 	struct ctlcmd_scratch	*s = &l->ctl_scratch;
 	unsigned int		 n;
 
-	if (s->flows == NULL || l->setup.cake[CONFIG_UPLOAD] == NULL)
+	if (s->flows == NULL || l->setup.group[CONFIG_UPLOAD] == NULL)
 		return -1;
-	n = cake_get_flows(l->setup.cake[CONFIG_UPLOAD], s->flows, s->max);
+	n = group_get_flows(l->setup.group[CONFIG_UPLOAD], s->flows, s->max);
 	return (int)ctlcmd_hosts_count(s->flows, n, CONFIG_UPLOAD, s->hosts);
 }
 
@@ -470,9 +471,9 @@ loop_status_line(void *arg, char *buf, size_t len)
 	int			 i, n, hosts;
 
 	for (i = 0; i < CONFIG_DIRS && pos < len; i++) {
-		if (l->setup.cake[i] == NULL)
+		if (l->setup.group[i] == NULL)
 			continue;
-		cake_get_config(l->setup.cake[i], &cc);
+		group_get_config(l->setup.group[i], &cc);
 		loop_rate(l->setup.cfg->cake[i].rate_Bps, set, sizeof(set));
 		loop_rate(cc.rate_Bps, now, sizeof(now));
 		if (cc.rate_Bps != l->setup.cfg->cake[i].rate_Bps ||
@@ -500,10 +501,10 @@ loop_ctl_snapshot(void *arg, int dir, struct cake_stats *st,
 {
 	struct loop	*l = arg;
 
-	if (dir < 0 || dir >= CONFIG_DIRS || l->setup.cake[dir] == NULL)
+	if (dir < 0 || dir >= CONFIG_DIRS || l->setup.group[dir] == NULL)
 		return -1;
-	cake_get_stats(l->setup.cake[dir], st);
-	cake_get_config(l->setup.cake[dir], cfg);
+	group_get_stats(l->setup.group[dir], st);
+	group_get_config(l->setup.group[dir], cfg);
 	return 0;
 }
 
@@ -516,11 +517,11 @@ loop_ctl_change(void *arg, int dir, const struct cake_config *cfg,
 	uint64_t	 now_ns = timer_now_ns();
 	int		 rc;
 
-	if (dir < 0 || dir >= CONFIG_DIRS || l->setup.cake[dir] == NULL)
+	if (dir < 0 || dir >= CONFIG_DIRS || l->setup.group[dir] == NULL)
 		return -1;
 	if (keywords_check_floors(cfg, l->setup.cfg->mtu, err, errlen) == -1)
 		return -1;
-	if ((rc = cake_change(l->setup.cake[dir], cfg, now_ns)) ==
+	if ((rc = group_change(l->setup.group[dir], cfg, now_ns)) ==
 	    CAKE_ERR_QUEUES) {
 		(void)snprintf(err, errlen, "queues cannot change while caked "
 		    "runs (it sizes the flow tables): set it in the "
@@ -559,9 +560,9 @@ loop_ctl_flows(void *arg, int dir, struct cake_flow_stats *out,
 {
 	struct loop	*l = arg;
 
-	if (dir < 0 || dir >= CONFIG_DIRS || l->setup.cake[dir] == NULL)
+	if (dir < 0 || dir >= CONFIG_DIRS || l->setup.group[dir] == NULL)
 		return -1;
-	return (int)cake_get_flows(l->setup.cake[dir], out, max);
+	return (int)group_get_flows(l->setup.group[dir], out, max);
 }
 
 static int
@@ -701,9 +702,9 @@ loop_ctl_start(struct loop *l)
 	 * time. An instance's queues never change (cake_change refuses).
 	 */
 	for (i = 0; i < CONFIG_DIRS; i++) {
-		if (l->setup.cake[i] == NULL)
+		if (l->setup.group[i] == NULL)
 			continue;
-		cake_get_config(l->setup.cake[i], &cc);
+		group_get_config(l->setup.group[i], &cc);
 		if (cc.queues > queues)
 			queues = cc.queues;
 	}
@@ -785,7 +786,7 @@ loop_dir_events(struct loop *l, size_t i)
 	d->loop = l;
 	datapath_init(&d->dp, config_dir_name(i), in[0], out[0],
 	    s->cfg->mode == CONFIG_MODE_TAP ? CAKE_LINK_ETHERNET :
-	    CAKE_LINK_IP, s->cake[i], s->pool[i]);
+	    CAKE_LINK_IP, s->group[i], s->pool[i]);
 	datapath_set_queues(&d->dp, in, n, out, n);
 	d->dp.hosts_by_dst = i == CONFIG_DOWNLOAD;
 	datapath_set_tsrtt(&d->dp, l->ts, i == CONFIG_UPLOAD);
@@ -895,7 +896,7 @@ loop_destroy(struct loop *l)
 	if (l == NULL)
 		return;
 	for (i = 0; i < CONFIG_DIRS; i++) {
-		if (l->dir[i].dp.cake != NULL)
+		if (l->dir[i].dp.group != NULL)
 			datapath_flush(&l->dir[i].dp);
 		for (q = 0; q < TUN_QUEUES_MAX; q++) {
 			if (l->dir[i].ev_read[q] != NULL)

@@ -11,6 +11,7 @@
 #include "daemon/tun.h"
 
 struct cake;
+struct group;
 struct caked_config;
 struct ctlsock;
 struct pool;
@@ -35,7 +36,9 @@ struct loop_setup {
 	unsigned int		 queues;	/* > 1: the fds below instead */
 	int			 lan_fds[TUN_QUEUES_MAX];
 	int			 wan_fds[TUN_QUEUES_MAX];
-	struct cake		*cake[2];	/* upload, download */
+	struct group		*group[2];	/* upload, download: workers */
+	struct cake		*cake[2];	/* their worker 0, for autorate
+						 * (which needs workers = 1) */
 	struct pool		*pool[2];
 	struct ctlsock		*ctl;		/* control socket, or NULL */
 	struct autorate_probe	*probe;		/* autorate; the loop owns it */

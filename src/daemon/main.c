@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "caked/cake.h"
+#include "caked/group.h"
 #include "daemon/config.h"
 #include "daemon/datapath.h"
 #include "daemon/gro.h"
@@ -55,7 +56,7 @@ struct main_state {
 	int			 fd[CONFIG_DIRS][TUN_QUEUES_MAX]; /* lan, wan */
 	unsigned int		 queues;		/* opened per device */
 	struct pool		*pool[CONFIG_DIRS];	/* upload, download */
-	struct cake		*cake[CONFIG_DIRS];
+	struct group		*group[CONFIG_DIRS];	/* workers */
 	struct ctlsock		*ctl;			/* control socket */
 	struct autorate_probe	*probe;		/* autorate ICMP, or NULL */
 };
@@ -297,11 +298,17 @@ main_engines(struct main_state *ms)
 			log_warnx("%s: no large buffers: super-packets will "
 			    "be dropped", config_dir_name(i));
 		env.alloc_arg = ms->pool[i];
-		env.max_pkts = main_queue_bound(ms->pool[i]);
+		/* The workers share the pool: each keeps its part. */
+		env.max_pkts = main_queue_bound(ms->pool[i]) /
+		    ms->cfg.workers[i];
+		if (env.max_pkts == 0)
+			env.max_pkts = 1;	/* 0 would mean no bound */
 		/* Both devices have vnet headers, or neither has. */
 		env.keep_partial_csum = tun_has_vnet(ms->fd[i][0]);
-		if ((ms->cake[i] = cake_create(&ms->cfg.cake[i], &env,
-		    &err)) == NULL) {
+		/* Workers steer by the LAN host: source up, destination down. */
+		if ((ms->group[i] = group_create(&ms->cfg.cake[i], &env,
+		    ms->cfg.workers[i], i == CONFIG_UPLOAD ? GROUP_SIDE_SRC :
+		    GROUP_SIDE_DST, &err)) == NULL) {
 			log_warnx("%s: cannot create the CAKE instance: %s",
 			    config_dir_name(i), cake_strerror(err));
 			return -1;
@@ -318,8 +325,7 @@ main_cleanup(struct main_state *ms)
 	ctlsock_close(ms->ctl);
 	autorate_probe_close(ms->probe);
 	for (i = 0; i < CONFIG_DIRS; i++) {
-		if (ms->cake[i] != NULL)
-			cake_destroy(ms->cake[i]);
+		group_destroy(ms->group[i]);
 		pool_destroy(ms->pool[i]);
 		main_device_close(ms, i);
 	}
@@ -330,7 +336,7 @@ main_run(struct main_state *ms, const char *path, int debug)
 {
 	struct loop_setup	 setup;
 	struct loop		*l;
-	int			 rv;
+	int			 i, rv;
 
 	memset(&setup, 0, sizeof(setup));
 	setup.cfg = &ms->cfg;
@@ -341,8 +347,10 @@ main_run(struct main_state *ms, const char *path, int debug)
 	setup.queues = ms->queues;
 	memcpy(setup.lan_fds, ms->fd[0], sizeof(setup.lan_fds));
 	memcpy(setup.wan_fds, ms->fd[1], sizeof(setup.wan_fds));
-	setup.cake[CONFIG_UPLOAD] = ms->cake[CONFIG_UPLOAD];
-	setup.cake[CONFIG_DOWNLOAD] = ms->cake[CONFIG_DOWNLOAD];
+	for (i = 0; i < CONFIG_DIRS; i++) {
+		setup.group[i] = ms->group[i];
+		setup.cake[i] = group_worker(ms->group[i], 0);
+	}
 	setup.pool[CONFIG_UPLOAD] = ms->pool[CONFIG_UPLOAD];
 	setup.pool[CONFIG_DOWNLOAD] = ms->pool[CONFIG_DOWNLOAD];
 	setup.ctl = ms->ctl;

@@ -89,6 +89,7 @@ inst_advance_shaper(struct cake *c, struct cake_tin *t,
 {
 	uint64_t	tin_dur, dur;
 
+	c->charged_bytes += pkt->adj_len;
 	if (c->rate.ns == 0)
 		return pkt->adj_len;
 	tin_dur = shaper_duration_ns(&t->rate, pkt->adj_len);
@@ -224,12 +225,14 @@ tin_flush(struct cake *c, unsigned int i, enum cake_drop_reason reason)
 	t->bulk_flows = 0;
 	t->decaying_flows_n = 0;
 	t->unresponsive_flows = 0;
+	t->bulk_srchosts = 0;
+	t->bulk_dsthosts = 0;
 	memset(t->hosts, 0, c->queues * sizeof(*t->hosts));
 }
 
-/* Applies the rate-dependent parameters of c->cfg to every tin. */
+/* Applies the rate of c->cfg to every tin's threshold and parameters. */
 static void
-apply_rates(struct cake *c)
+apply_tin_rates(struct cake *c)
 {
 	unsigned int	i;
 
@@ -238,7 +241,48 @@ apply_rates(struct cake *c)
 		tin_set_rate(c, &c->tins[i], c->layout.rate_Bps[i],
 		    c->layout.weight[i]);
 	c->rate = c->tins[0].rate;
+}
+
+/* Applies the rate-dependent parameters of c->cfg, memory limit included. */
+static void
+apply_rates(struct cake *c)
+{
+	apply_tin_rates(c);
 	c->buffer_limit = buffer_limit(c);
+}
+
+/* A clock's time still owed after now_ns, scaled by num / den. */
+static void
+rescale_clock(uint64_t *clock_ns, uint64_t now_ns, uint64_t num,
+    uint64_t den)
+{
+	unsigned __int128	owed;
+
+	if (*clock_ns <= now_ns)
+		return;
+	owed = (unsigned __int128)(*clock_ns - now_ns) * num / den;
+	*clock_ns = owed > CAKE_TIME_NEVER - now_ns ? CAKE_TIME_NEVER :
+	    now_ns + (uint64_t)owed;
+}
+
+void
+inst_set_rate(struct cake *c, uint64_t rate_Bps, uint64_t now_ns)
+{
+	uint64_t	old_Bps = c->cfg.rate_Bps;
+	unsigned int	i;
+
+	if (rate_Bps == old_Bps)
+		return;
+	c->cfg.rate_Bps = rate_Bps;
+	apply_tin_rates(c);
+	if (old_Bps == 0 || rate_Bps == 0)
+		return;
+	/* Bytes owed at the old rate take their time at the new one. */
+	rescale_clock(&c->time_next_ns, now_ns, old_Bps, rate_Bps);
+	rescale_clock(&c->failsafe_next_ns, now_ns, old_Bps, rate_Bps);
+	for (i = 0; i < c->layout.count; i++)
+		rescale_clock(&c->tins[i].time_next_ns, now_ns, old_Bps,
+		    rate_Bps);
 }
 
 static void

@@ -228,6 +228,8 @@ dequeue_once(struct cake *c, uint64_t now_ns, uint64_t until_ns)
 				record_delay(t, now_ns - pkt->enqueue_ns);
 				len = inst_advance_shaper(c, t, pkt, until_ns,
 				    false);
+				if (f->set != FLOW_SET_BULK)
+					c->charged_sparse_bytes += len;
 				f->deficit -= (int32_t)len;
 				t->tin_deficit -= (int32_t)len;
 				return pkt;

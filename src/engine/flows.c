@@ -104,6 +104,29 @@ dual_dst(enum cake_flow_mode m)
 }
 
 /*
+ * Adds delta (+1 or -1) to a host slot's bulk count, saturating at both
+ * ends, and keeps the tin's count of slots with a bulk flow, which a
+ * worker group (group.c) weighs its workers by.
+ */
+static void
+host_bulk_add(struct cake_tin *t, uint16_t slot, bool src, int delta)
+{
+	struct cake_host	*hs = &t->hosts[slot];
+	uint16_t		*n = src ? &hs->srchost_bulk :
+				    &hs->dsthost_bulk;
+	uint32_t		*hosts = src ? &t->bulk_srchosts :
+				    &t->bulk_dsthosts;
+
+	if (delta > 0 && *n < UINT16_MAX) {
+		if ((*n)++ == 0)
+			(*hosts)++;
+	} else if (delta < 0 && *n > 0) {
+		if (--(*n) == 0)
+			(*hosts)--;
+	}
+}
+
+/*
  * Finds the host slot for hash h by tag, else one with no bulk flows (§3).
  * A tin has as many host slots as queues, a power of two.
  */
@@ -222,13 +245,13 @@ flows_lookup(struct cake *c, struct cake_tin *t, const struct cake_pkt *pkt)
 		f->srchost = host_slot(c, t, host_hash(c->hash_key, keys,
 		    keys->src), true);
 		if (f->set == FLOW_SET_BULK)
-			t->hosts[f->srchost].srchost_bulk++;
+			host_bulk_add(t, f->srchost, true, 1);
 	}
 	if (dual_dst(mode)) {
 		f->dsthost = host_slot(c, t, host_hash(c->hash_key, keys,
 		    keys->dst), false);
 		if (f->set == FLOW_SET_BULK)
-			t->hosts[f->dsthost].dsthost_bulk++;
+			host_bulk_add(t, f->dsthost, false, 1);
 	}
 	return idx;
 }
@@ -237,12 +260,10 @@ void
 flows_bulk_inc(const struct cake *c, struct cake_tin *t,
     const struct cake_flow *f)
 {
-	if (dual_src(c->cfg.flow_mode) &&
-	    t->hosts[f->srchost].srchost_bulk < UINT16_MAX)
-		t->hosts[f->srchost].srchost_bulk++;
-	if (dual_dst(c->cfg.flow_mode) &&
-	    t->hosts[f->dsthost].dsthost_bulk < UINT16_MAX)
-		t->hosts[f->dsthost].dsthost_bulk++;
+	if (dual_src(c->cfg.flow_mode))
+		host_bulk_add(t, f->srchost, true, 1);
+	if (dual_dst(c->cfg.flow_mode))
+		host_bulk_add(t, f->dsthost, false, 1);
 }
 
 void
@@ -250,10 +271,26 @@ flows_bulk_dec(const struct cake *c, struct cake_tin *t,
     const struct cake_flow *f)
 {
 	/* Saturate at 0: a live mode change may leave counts short. */
-	if (dual_src(c->cfg.flow_mode) && t->hosts[f->srchost].srchost_bulk)
-		t->hosts[f->srchost].srchost_bulk--;
-	if (dual_dst(c->cfg.flow_mode) && t->hosts[f->dsthost].dsthost_bulk)
-		t->hosts[f->dsthost].dsthost_bulk--;
+	if (dual_src(c->cfg.flow_mode))
+		host_bulk_add(t, f->srchost, true, -1);
+	if (dual_dst(c->cfg.flow_mode))
+		host_bulk_add(t, f->dsthost, false, -1);
+}
+
+uint32_t
+flows_steer_hash(const uint64_t key[2], const struct cake_pkt *pkt,
+    enum flows_steer by)
+{
+	const struct cake_tuple	*keys = keys_of(pkt);
+
+	switch (by) {
+	case FLOWS_STEER_SRC:
+		return host_hash(key, keys, keys->src);
+	case FLOWS_STEER_DST:
+		return host_hash(key, keys, keys->dst);
+	default:
+		return keys->family == 0 ? 0 : tuple_hash(key, keys);
+	}
 }
 
 int32_t

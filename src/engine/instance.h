@@ -79,6 +79,8 @@ struct cake_tin {
 	uint32_t		bulk_flows;
 	uint32_t		decaying_flows_n;
 	uint32_t		unresponsive_flows;
+	uint32_t		bulk_srchosts;	/* slots: srchost_bulk > 0 */
+	uint32_t		bulk_dsthosts;	/* slots: dsthost_bulk > 0 */
 	uint64_t		backlog_bytes;
 
 	/* Statistics (§8). */
@@ -134,6 +136,10 @@ struct cake {
 	/* Global statistics. */
 	uint64_t		sent_bytes;
 	uint64_t		sent_pkts;
+	uint64_t		charged_bytes;	/* adjusted bytes the shaper
+						 * was charged (group.c) */
+	uint64_t		charged_sparse_bytes;	/* of them, sent
+						 * from flows not bulk */
 	uint64_t		dropped_pkts;
 	uint64_t		overlimits;
 	uint64_t		non_ip_pkts;
@@ -189,5 +195,12 @@ struct cake_pkt	*inst_pop(struct cake *c, unsigned int tin, unsigned int idx);
 uint32_t	inst_advance_shaper(struct cake *c, struct cake_tin *t,
 		    const struct cake_pkt *pkt, uint64_t now_ns, bool drop);
 void		inst_autorate_apply(struct cake *c, uint64_t now_ns);
+/*
+ * Sets the shaped rate alone (a worker group's lent rate): the tins'
+ * thresholds follow, the memory limit stays, and the time still owed on
+ * the shaper clocks is rescaled so the bytes owed stay the same.
+ */
+void		inst_set_rate(struct cake *c, uint64_t rate_Bps,
+		    uint64_t now_ns);
 
 #endif /* CAKED_ENGINE_INSTANCE_H */

@@ -136,6 +136,20 @@ check_flow(const struct cake *c, unsigned int tin, unsigned int q,
 	return 0;
 }
 
+/* Host slots of a tin with a bulk flow, on the source or destination side. */
+static uint32_t
+count_bulk_hosts(const struct cake *c, const struct cake_tin *t, bool src)
+{
+	uint32_t	n = 0;
+	unsigned int	q;
+
+	for (q = 0; q < c->queues; q++)
+		if ((src ? t->hosts[q].srchost_bulk :
+		    t->hosts[q].dsthost_bulk) != 0)
+			n++;
+	return n;
+}
+
 static int
 check_tin(const struct cake *c, unsigned int tin, uint64_t *bytes,
     uint64_t *pkts, uint64_t *truesize)
@@ -156,6 +170,9 @@ check_tin(const struct cake *c, unsigned int tin, uint64_t *bytes,
 		return __LINE__;
 	if (sp != t->sparse_flows || bk != t->bulk_flows ||
 	    dc != t->decaying_flows_n)
+		return __LINE__;
+	if (count_bulk_hosts(c, t, true) != t->bulk_srchosts ||
+	    count_bulk_hosts(c, t, false) != t->bulk_dsthosts)
 		return __LINE__;
 	*bytes += tb;
 	*pkts += tp;

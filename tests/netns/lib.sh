@@ -447,6 +447,7 @@ netns_start_tapfwd()
 # config for the current topology. Without EXTRA_OPTIONS each direction is
 # "bandwidth = RATE" (CAKE defaults: raw framing, triple-isolate, diffserv3);
 # with them it is one tc-cake style line: options = "bandwidth RATE EXTRA".
+# NETNS_CONF_DIR (e.g. "workers = 2") is added to both direction sections.
 netns_write_conf()
 {
 	local extra=${3:-}
@@ -468,12 +469,14 @@ netns_write_conf()
 		else
 			echo "bandwidth = $1"
 		fi
+		[ -n "${NETNS_CONF_DIR:-}" ] && printf '%s\n' "$NETNS_CONF_DIR"
 		echo "[download]"
 		if [ -n "$extra" ]; then
 			echo "options = \"bandwidth $2 $extra\""
 		else
 			echo "bandwidth = $2"
 		fi
+		[ -n "${NETNS_CONF_DIR:-}" ] && printf '%s\n' "$NETNS_CONF_DIR"
 	} >"$FWD_CONF.tmp"
 	mv "$FWD_CONF.tmp" "$FWD_CONF"
 }

@@ -40,14 +40,18 @@ run(const struct scenario *sc, uint64_t seed, bool check, bool csv)
 	double		t0 = wall_s();
 	int		rc = 0;
 
-	if (sim_init(&s, sc->keywords, seed, err, sizeof(err)) != 0) {
+	if (sim_init(&s, sc->keywords, sc->workers ? sc->workers : 1, seed,
+	    err, sizeof(err)) != 0) {
 		fprintf(stderr, "caked-sim: %s: %s\n", sc->name, err);
 		return 1;
 	}
 	s.check = check;
 	sc->setup(&s);
 	s.measure_from_ns = sc->warmup_ns;
-	sim_run(&s, sc->warmup_ns + sc->duration_ns);
+	if (sc->run != NULL)
+		sc->run(&s, sc);
+	else
+		sim_run(&s, sc->warmup_ns + sc->duration_ns);
 	if (csv)
 		report_csv(&s, stdout, sc->duration_ns);
 	if (check) {

@@ -13,9 +13,11 @@
 #include <string.h>
 
 #include "caked/cake.h"
+#include "caked/group.h"
 #include "report.h"
 #include "scenarios.h"
 #include "sim.h"
+#include "workers.h"
 
 #define SERVER		SIM_IP(10, 255, 0, 1)
 #define TARGET_NS	(5 * SIM_MS)	/* CAKE's default target (§1) */
@@ -26,8 +28,8 @@ host_addr(uint32_t h)
 	return SIM_IP(10, (h >> 8) & 0xff, h & 0xff, 2);
 }
 
-static void
-src_init(struct sim_src *src, enum sim_kind kind, uint32_t host,
+void
+scenarios_src_init(struct sim_src *src, enum sim_kind kind, uint32_t host,
     uint16_t sport)
 {
 	memset(src, 0, sizeof(*src));
@@ -42,8 +44,8 @@ src_init(struct sim_src *src, enum sim_kind kind, uint32_t host,
 	src->depth_pkts = 2;
 }
 
-static void
-add_or_die(struct sim *s, const struct sim_src *src)
+void
+scenarios_add(struct sim *s, const struct sim_src *src)
 {
 	if (sim_add(s, src) < 0) {
 		fprintf(stderr, "caked-sim: out of memory\n");
@@ -51,10 +53,9 @@ add_or_die(struct sim *s, const struct sim_src *src)
 	}
 }
 
-/* Prints one figure against its threshold; returns 0 if it holds. */
-static int
-verdict(const struct scenario *sc, const char *fig, double v, bool at_least,
-    double thr)
+int
+scenarios_verdict(const struct scenario *sc, const char *fig, double v,
+    bool at_least, double thr)
 {
 	bool	ok = at_least ? v >= thr : v <= thr;
 
@@ -63,17 +64,16 @@ verdict(const struct scenario *sc, const char *fig, double v, bool at_least,
 	return ok ? 0 : 1;
 }
 
-/* Checks every scenario shares: invariants held and memory stayed bounded. */
-static int
-common_checks(struct sim *s, const struct scenario *sc)
+int
+scenarios_common(struct sim *s, const struct scenario *sc)
 {
 	struct cake_stats	st;
 	int			fail = 0;
 
-	cake_get_stats(s->c, &st);
-	fail |= verdict(sc, "invariant_failures", s->invariant_line != 0,
-	    false, 0);
-	fail |= verdict(sc, "memory_used_over_limit_bytes",
+	group_get_stats(s->g, &st);
+	fail |= scenarios_verdict(sc, "invariant_failures",
+	    s->invariant_line != 0, false, 0);
+	fail |= scenarios_verdict(sc, "memory_used_over_limit_bytes",
 	    (double)st.memory_used - (double)st.memory_limit, false,
 	    SIM_PKT_TRUESIZE);
 	return fail;
@@ -84,7 +84,7 @@ link_rate_Bps(const struct sim *s)
 {
 	struct cake_config	cfg;
 
-	cake_get_config(s->c, &cfg);
+	group_get_config(s->g, &cfg);
 	return (double)cfg.rate_Bps;
 }
 
@@ -117,11 +117,12 @@ hosts_add(struct sim *s, uint32_t nhosts)
 	for (h = 0; h < nhosts; h++) {
 		n = 1 + (uint32_t)sim_rand_below(s, 16);
 		for (k = 0; k < n; k++) {
-			src_init(&src, SIM_SRC_BACKLOG, h, (uint16_t)(1024 + k));
+			scenarios_src_init(&src, SIM_SRC_BACKLOG, h,
+			    (uint16_t)(1024 + k));
 			src.depth_pkts = 1;
 			src.start_ns = h * SIM_S / nhosts +
 			    sim_rand_below(s, SIM_MS);
-			add_or_die(s, &src);
+			scenarios_add(s, &src);
 		}
 	}
 }
@@ -143,11 +144,12 @@ hosts_check(struct sim *s, const struct scenario *sc)
 {
 	struct cake_stats	st;
 
-	cake_get_stats(s->c, &st);
+	group_get_stats(s->g, &st);
 	printf("%s: flows=%u hosts=%u way_cols=%llu\n", sc->name, s->nsrcs,
 	    s->nhosts, (unsigned long long)st.tins[0].way_cols);
-	return verdict(sc, "jain_hosts", report_jain_hosts(s), true, 0.98) |
-	    common_checks(s, sc);
+	return scenarios_verdict(sc, "jain_hosts", report_jain_hosts(s), true,
+	    0.98) |
+	    scenarios_common(s, sc);
 }
 
 /* ---- flows-100k ------------------------------------------------------------ */
@@ -162,10 +164,11 @@ flows_setup(struct sim *s)
 
 	/* Each flow offers 1 packet/s: 1.2 Gbit/s in all at 1 Gbit/s. */
 	for (i = 0; i < FLOWS_100K; i++) {
-		src_init(&src, SIM_SRC_CBR, i / 100, (uint16_t)(1024 + i % 100));
+		scenarios_src_init(&src, SIM_SRC_CBR, i / 100,
+		    (uint16_t)(1024 + i % 100));
 		src.interval_ns = SIM_S;
 		src.start_ns = sim_rand_below(s, SIM_S);
-		add_or_die(s, &src);
+		scenarios_add(s, &src);
 	}
 }
 
@@ -177,7 +180,7 @@ flows_check(struct sim *s, const struct scenario *sc)
 	double			j;
 	int			fail = 0;
 
-	cake_get_stats(s->c, &st);
+	group_get_stats(s->g, &st);
 	j = report_jain_srcs(s, -1, &served);
 	printf("%s: served=%u of %u way_inds=%llu way_miss=%llu "
 	    "way_cols=%llu memory_used=%llu of %llu pool_max=%llu\n",
@@ -188,11 +191,12 @@ flows_check(struct sim *s, const struct scenario *sc)
 	    (unsigned long long)st.memory_used,
 	    (unsigned long long)st.memory_limit,
 	    (unsigned long long)s->pool_out_max);
-	fail |= verdict(sc, "way_cols", (double)st.tins[0].way_cols, true, 1);
-	fail |= verdict(sc, "served_fraction", (double)served / s->nsrcs,
-	    true, 0.99);
-	fail |= verdict(sc, "jain_flows", j, true, 0.9);
-	return fail | common_checks(s, sc);
+	fail |= scenarios_verdict(sc, "way_cols", (double)st.tins[0].way_cols,
+	    true, 1);
+	fail |= scenarios_verdict(sc, "served_fraction",
+	    (double)served / s->nsrcs, true, 0.99);
+	fail |= scenarios_verdict(sc, "jain_flows", j, true, 0.9);
+	return fail | scenarios_common(s, sc);
 }
 
 /* ---- tcp-20mbit ------------------------------------------------------------ */
@@ -204,11 +208,11 @@ tcp_setup(struct sim *s)
 	uint32_t	i;
 
 	for (i = 0; i < 8; i++) {
-		src_init(&src, SIM_SRC_TCP, i, 40000);
+		scenarios_src_init(&src, SIM_SRC_TCP, i, 40000);
 		src.tos = i % 2 ? 0x02 : 0;	/* half ECT(0): CE marks */
 		src.rtt_ns = 100 * SIM_MS;
 		src.start_ns = sim_rand_below(s, 100 * SIM_MS);
-		add_or_die(s, &src);
+		scenarios_add(s, &src);
 	}
 }
 
@@ -228,13 +232,13 @@ tcp_check(struct sim *s, const struct scenario *sc)
 	printf("%s: max_sojourn_ms=%.2f ce_marks=%llu drops=%llu\n",
 	    sc->name, (double)report_max_delay_ns(s, -1) / 1e6,
 	    (unsigned long long)marks, (unsigned long long)drops);
-	fail |= verdict(sc, "mean_sojourn_ms",
+	fail |= scenarios_verdict(sc, "mean_sojourn_ms",
 	    report_mean_delay_ns(s, -1) / 1e6, false,
 	    2.0 * (double)TARGET_NS / 1e6);
-	fail |= verdict(sc, "utilisation", util, true, 0.95);
-	fail |= verdict(sc, "jain_flows", report_jain_srcs(s, -1, NULL), true,
-	    0.9);
-	return fail | common_checks(s, sc);
+	fail |= scenarios_verdict(sc, "utilisation", util, true, 0.95);
+	fail |= scenarios_verdict(sc, "jain_flows",
+	    report_jain_srcs(s, -1, NULL), true, 0.9);
+	return fail | scenarios_common(s, sc);
 }
 
 /* ---- udp-flood ------------------------------------------------------------- */
@@ -246,15 +250,15 @@ flood_setup(struct sim *s)
 	uint32_t	i;
 
 	for (i = 0; i < 4; i++) {
-		src_init(&src, SIM_SRC_TCP, i, 40000);
+		scenarios_src_init(&src, SIM_SRC_TCP, i, 40000);
 		src.rtt_ns = 50 * SIM_MS;
 		src.start_ns = sim_rand_below(s, 50 * SIM_MS);
-		add_or_die(s, &src);
+		scenarios_add(s, &src);
 	}
 	/* 1500-byte packets every 300 us: 40 Mbit/s, 2x the link. */
-	src_init(&src, SIM_SRC_CBR, 4, 9999);
+	scenarios_src_init(&src, SIM_SRC_CBR, 4, 9999);
 	src.interval_ns = 300000;
-	add_or_die(s, &src);
+	scenarios_add(s, &src);
 }
 
 static int
@@ -264,19 +268,19 @@ flood_check(struct sim *s, const struct scenario *sc)
 	double			cap, tcp, udp;
 	int			fail = 0;
 
-	cake_get_stats(s->c, &st);
+	group_get_stats(s->g, &st);
 	cap = link_rate_Bps(s) * (double)sc->duration_ns / 1e9;
 	tcp = (double)report_bytes(s, SIM_SRC_TCP) / cap;
 	udp = (double)report_bytes(s, SIM_SRC_CBR) / cap;
-	fail |= verdict(sc, "tcp_share", tcp, true, 0.40);
+	fail |= scenarios_verdict(sc, "tcp_share", tcp, true, 0.40);
 	/* Contained: the flood gets no more than a flow's fair share. */
-	fail |= verdict(sc, "flood_share", udp, false, 0.25);
-	fail |= verdict(sc, "un_flows", st.tins[0].unresponsive_flows, true,
-	    1);
+	fail |= scenarios_verdict(sc, "flood_share", udp, false, 0.25);
+	fail |= scenarios_verdict(sc, "un_flows",
+	    st.tins[0].unresponsive_flows, true, 1);
 	printf("%s: tcp_mean_sojourn_ms=%.2f flood_drops=%llu\n", sc->name,
 	    report_mean_delay_ns(s, SIM_SRC_TCP) / 1e6,
 	    (unsigned long long)s->srcs[4].drops);
-	return fail | common_checks(s, sc);
+	return fail | scenarios_common(s, sc);
 }
 
 /* ---- sparse-probe ---------------------------------------------------------- */
@@ -288,15 +292,16 @@ probe_setup(struct sim *s)
 	uint32_t	i;
 
 	for (i = 0; i < 8; i++) {
-		src_init(&src, SIM_SRC_BACKLOG, i % 4, (uint16_t)(2000 + i));
+		scenarios_src_init(&src, SIM_SRC_BACKLOG, i % 4,
+		    (uint16_t)(2000 + i));
 		src.depth_pkts = 4;
-		add_or_die(s, &src);
+		scenarios_add(s, &src);
 	}
-	src_init(&src, SIM_SRC_PROBE, 4, 7);
+	scenarios_src_init(&src, SIM_SRC_PROBE, 4, 7);
 	src.len_bytes = 84;		/* a ping */
 	src.interval_ns = 10 * SIM_MS;
 	src.start_ns = 1234567;
-	add_or_die(s, &src);
+	scenarios_add(s, &src);
 }
 
 static int
@@ -314,14 +319,14 @@ probe_check(struct sim *s, const struct scenario *sc)
 	 * Delay and drops of a probe that never sent are 0: every ping of
 	 * the window (less one at its edge) must have gone through.
 	 */
-	fail |= verdict(sc, "probe_pkts", (double)s->srcs[8].sent_pkts, true,
-	    want - 1);
-	fail |= verdict(sc, "probe_max_delay_ms",
+	fail |= scenarios_verdict(sc, "probe_pkts",
+	    (double)s->srcs[8].sent_pkts, true, want - 1);
+	fail |= scenarios_verdict(sc, "probe_max_delay_ms",
 	    (double)report_max_delay_ns(s, SIM_SRC_PROBE) / 1e6, false,
 	    mtu_ms + 1.0);
-	fail |= verdict(sc, "probe_drops", (double)s->srcs[8].drops, false,
-	    0);
-	return fail | common_checks(s, sc);
+	fail |= scenarios_verdict(sc, "probe_drops",
+	    (double)s->srcs[8].drops, false, 0);
+	return fail | scenarios_common(s, sc);
 }
 
 /* ---- ack-filter ------------------------------------------------------------ */
@@ -333,17 +338,18 @@ acks_setup(struct sim *s)
 	uint32_t	i;
 
 	for (i = 0; i < 4; i++) {
-		src_init(&src, SIM_SRC_BACKLOG, i, (uint16_t)(3000 + i));
+		scenarios_src_init(&src, SIM_SRC_BACKLOG, i,
+		    (uint16_t)(3000 + i));
 		src.depth_pkts = 4;
-		add_or_die(s, &src);
+		scenarios_add(s, &src);
 	}
 	/* 4 upload ACK streams of 5000 ACKs/s (1.6 Mbit/s each). */
 	for (i = 0; i < 4; i++) {
-		src_init(&src, SIM_SRC_ACKS, 4 + i, 443);
+		scenarios_src_init(&src, SIM_SRC_ACKS, 4 + i, 443);
 		src.len_bytes = 40;
 		src.interval_ns = 200000;
 		src.start_ns = sim_rand_below(s, 200000);
-		add_or_die(s, &src);
+		scenarios_add(s, &src);
 	}
 }
 
@@ -355,7 +361,7 @@ acks_check(struct sim *s, const struct scenario *sc)
 	uint32_t		i;
 	int			fail = 0;
 
-	cake_get_stats(s->c, &st);
+	group_get_stats(s->g, &st);
 	for (i = 0; i < s->nsrcs; i++)
 		if (s->srcs[i].kind == SIM_SRC_ACKS) {
 			offered += s->srcs[i].offered_pkts;
@@ -366,15 +372,15 @@ acks_check(struct sim *s, const struct scenario *sc)
 	    (unsigned long long)delivered,
 	    (unsigned long long)st.tins[0].ack_drops,
 	    report_mean_delay_ns(s, SIM_SRC_ACKS) / 1e6);
-	fail |= verdict(sc, "ack_drops", (double)st.tins[0].ack_drops, true,
-	    1);
+	fail |= scenarios_verdict(sc, "ack_drops",
+	    (double)st.tins[0].ack_drops, true, 1);
 	/*
 	 * Unfiltered, the ACK streams (6.4 Mbit/s offered) would take their
 	 * fair half of the link; the filter leaves most of it to the bulk.
 	 */
-	fail |= verdict(sc, "bulk_share", (double)report_bytes(s,
+	fail |= scenarios_verdict(sc, "bulk_share", (double)report_bytes(s,
 	    SIM_SRC_BACKLOG) / (double)s->link_bytes, true, 0.65);
-	return fail | common_checks(s, sc);
+	return fail | scenarios_common(s, sc);
 }
 
 static const struct scenario scenarios[] = {
@@ -382,31 +388,65 @@ static const struct scenario scenarios[] = {
 	    "dual-srchost, queues 16384: Jain over hosts >= 0.98",
 	    "bandwidth 200mbit besteffort dual-srchost memlimit 64mb "
 	    "queues 16384",
-	    2 * SIM_S, 8 * SIM_S, hosts_setup, hosts_check },
+	    2 * SIM_S, 8 * SIM_S, hosts_setup, hosts_check, 1, NULL },
 	{ "hosts-100", "100 hosts with 1-16 backlogged flows each (fewer "
 	    "flows than queues), dual-srchost: Jain over hosts >= 0.98",
 	    "bandwidth 200mbit besteffort dual-srchost memlimit 64mb",
-	    2 * SIM_S, 8 * SIM_S, hosts100_setup, hosts_check },
+	    2 * SIM_S, 8 * SIM_S, hosts100_setup, hosts_check, 1, NULL },
 	{ "flows-100k", "100000 CBR UDP flows through one tin at 1.2x the "
 	    "link: collisions, Jain over served flows >= 0.9, memory bounded",
 	    "bandwidth 1gbit besteffort flows",
-	    2 * SIM_S, 10 * SIM_S, flows_setup, flows_check },
+	    2 * SIM_S, 10 * SIM_S, flows_setup, flows_check, 1, NULL },
 	{ "tcp-20mbit", "8 TCP-like flows (4 ECN), 20 Mbit, 100 ms RTT: mean "
 	    "sojourn <= 2x target, utilisation >= 95%",
 	    "bandwidth 20mbit",
-	    5 * SIM_S, 30 * SIM_S, tcp_setup, tcp_check },
+	    5 * SIM_S, 30 * SIM_S, tcp_setup, tcp_check, 1, NULL },
 	{ "udp-flood", "UDP flood at 2x the link beside 4 TCP-like flows: "
 	    "TCP >= 40%, flood contained, un_flows > 0",
 	    "bandwidth 20mbit besteffort flows",
-	    5 * SIM_S, 30 * SIM_S, flood_setup, flood_check },
+	    5 * SIM_S, 30 * SIM_S, flood_setup, flood_check, 1, NULL },
 	{ "ack-filter", "4 pure-ACK streams beside 4 saturating flows, "
 	    "ack-filter: redundant ACKs filtered, bulk share >= 65%",
 	    "bandwidth 10mbit besteffort flows ack-filter",
-	    2 * SIM_S, 10 * SIM_S, acks_setup, acks_check },
+	    2 * SIM_S, 10 * SIM_S, acks_setup, acks_check, 1, NULL },
+	{ "workers-rate-100m", "2 workers at 100 Mbit, mixed load, one "
+	    "worker light half the time: rate within 0.5 % of 1 worker",
+	    "bandwidth 100mbit besteffort dual-srchost",
+	    WORKERS_WARMUP_NS, WORKERS_DURATION_NS, workers_rate_setup,
+	    workers_rate_check, 2, NULL },
+	{ "workers-rate-1g", "as workers-rate-100m at 1 Gbit",
+	    "bandwidth 1gbit besteffort dual-srchost",
+	    WORKERS_WARMUP_NS, WORKERS_DURATION_NS, workers_rate_setup,
+	    workers_rate_check, 2, NULL },
+	{ "workers-tcp-10m", "2 workers at 10 Mbit, one TCP-like flow "
+	    "(1 ms RTT), the other worker idle: rate within 0.5 % of 1 worker",
+	    "bandwidth 10mbit besteffort dual-srchost",
+	    WORKERS_WARMUP_NS, WORKERS_DURATION_NS, workers_tcp_setup,
+	    workers_tcp_check, 2, NULL },
+	{ "workers-sparse", "3 bulk hosts on one worker, 2 and a light "
+	    "host on the other: Jain over bulk hosts >= 0.99",
+	    "bandwidth 100mbit besteffort dual-srchost",
+	    WORKERS_WARMUP_NS, WORKERS_DURATION_NS, workers_sparse_setup,
+	    workers_sparse_check, 2, NULL },
+	{ "workers-hosts", "host A (1 flow) and host B (4 flows) on 2 "
+	    "workers, dual-srchost: A gets 45-55 %",
+	    "bandwidth 100mbit besteffort dual-srchost",
+	    WORKERS_WARMUP_NS, WORKERS_DURATION_NS, workers_hosts_setup,
+	    workers_hosts_check, 2, NULL },
+	{ "workers-collide", "A (1 flow) and B (4) on one worker, C (2) on "
+	    "the other: Jain over hosts >= 0.99",
+	    "bandwidth 100mbit besteffort dual-srchost",
+	    WORKERS_WARMUP_NS, WORKERS_DURATION_NS, workers_collide_setup,
+	    workers_collide_check, 2, NULL },
+	{ "workers-idle", "B's worker goes idle: A's worker lent 95 % "
+	    "within 10 ms",
+	    "bandwidth 100mbit besteffort dual-srchost",
+	    WORKERS_WARMUP_NS, WORKERS_DURATION_NS, workers_idle_setup,
+	    workers_idle_check, 2, workers_idle_run },
 	{ "sparse-probe", "a ping every 10 ms beside 8 saturating flows: "
 	    "delay < MTU time + 1 ms",
 	    "bandwidth 20mbit",
-	    2 * SIM_S, 20 * SIM_S, probe_setup, probe_check },
+	    2 * SIM_S, 20 * SIM_S, probe_setup, probe_check, 1, NULL },
 };
 
 const struct scenario *

@@ -3,11 +3,13 @@
 /*
  * sim.c: the simulator's event core. It owns the fake clock, a min-heap of
  * source events, a pool of packet buffers and the link: the engine is the
- * bottleneck shaper, so the link simply takes every packet cake_dequeue()
- * releases, at the instants cake_next_ns() names. The clock jumps from one
+ * bottleneck shaper, so the link simply takes every packet group_dequeue()
+ * releases, at the instants group_next_ns() names. The clock jumps from one
  * instant to the next (the earlier of the next source event and the
  * engine's next release), so an idle or slow link costs nothing.
  *
+ * The engine is a worker group (include/caked/group.h): with one worker,
+ * exactly one instance; with more, the group lends the rate between them.
  * It knows nothing of traffic shapes (sources.c) or of what a scenario
  * asserts (scenarios.c), and uses only the public engine API.
  */
@@ -16,6 +18,7 @@
 #include <string.h>
 
 #include "caked/cake.h"
+#include "caked/group.h"
 #include "caked/keywords.h"
 #include "sim.h"
 
@@ -101,8 +104,8 @@ seg_alloc(void *arg, uint32_t cap)
 }
 
 int
-sim_init(struct sim *s, const char *keywords, uint64_t seed, char *err,
-    size_t errlen)
+sim_init(struct sim *s, const char *keywords, unsigned int workers,
+    uint64_t seed, char *err, size_t errlen)
 {
 	struct cake_config	cfg;
 	struct cake_env		env;
@@ -120,8 +123,9 @@ sim_init(struct sim *s, const char *keywords, uint64_t seed, char *err,
 	env.seed = seed;
 	env.alloc = seg_alloc;
 	env.alloc_arg = s;
-	if ((s->c = cake_create(&cfg, &env, &e)) == NULL) {
-		snprintf(err, errlen, "cake_create: error %d", e);
+	if ((s->g = group_create(&cfg, &env, workers, GROUP_SIDE_SRC, &e)) ==
+	    NULL) {
+		snprintf(err, errlen, "group_create: %s", cake_strerror(e));
 		return -1;
 	}
 	return 0;
@@ -132,10 +136,10 @@ sim_done(struct sim *s)
 {
 	uint32_t	i;
 
-	if (s->c != NULL) {
-		cake_flush(s->c);
-		(void)cake_take_dropped(s->c);
-		cake_destroy(s->c);
+	if (s->g != NULL) {
+		group_flush(s->g);
+		(void)group_take_dropped(s->g);
+		group_destroy(s->g);
 	}
 	for (i = 0; i < s->nchunks; i++)
 		free(s->chunks[i]);
@@ -222,7 +226,7 @@ settle_drops(struct sim *s)
 {
 	struct cake_pkt	*p, *next;
 
-	for (p = cake_take_dropped(s->c); p != NULL; p = next) {
+	for (p = group_take_dropped(s->g); p != NULL; p = next) {
 		struct sim_pkt	*sp = (struct sim_pkt *)p;
 
 		next = p->next;
@@ -240,7 +244,7 @@ void
 sim_enqueue(struct sim *s, struct sim_pkt *p)
 {
 	p->enq_ns = s->now_ns;
-	(void)cake_enqueue(s->c, &p->pkt, s->now_ns);
+	(void)group_enqueue(s->g, &p->pkt, s->now_ns);
 	settle_drops(s);
 }
 
@@ -251,7 +255,7 @@ tick(struct sim *s)
 
 	if (!s->check || ++s->events % SIM_INVARIANT_EVERY != 0)
 		return;
-	if ((line = cake_check_invariants(s->c)) != 0 &&
+	if ((line = group_check_invariants(s->g)) != 0 &&
 	    s->invariant_line == 0) {
 		s->invariant_line = line;
 		fprintf(stderr, "caked-sim: invariant broken (line %d) at "
@@ -265,7 +269,7 @@ link_drain(struct sim *s)
 {
 	struct cake_pkt	*p;
 
-	while ((p = cake_dequeue(s->c, s->now_ns)) != NULL) {
+	while ((p = group_dequeue(s->g, s->now_ns)) != NULL) {
 		struct sim_pkt	*sp = (struct sim_pkt *)p;
 
 		settle_drops(s);
@@ -290,7 +294,7 @@ sim_run(struct sim *s, uint64_t until_ns)
 	if (s->now_ns == 0 && s->ev_order == 0)
 		sources_start(s);
 	while (s->now_ns < until_ns) {
-		t_link = cake_next_ns(s->c, s->now_ns);
+		t_link = group_next_ns(s->g, s->now_ns);
 		t = until_ns;
 		if (t_link < t)
 			t = t_link;
@@ -301,7 +305,7 @@ sim_run(struct sim *s, uint64_t until_ns)
 		if (t_link <= s->now_ns) {
 			link_drain(s);
 			/* Nothing left to release now: let time move on. */
-			if (cake_next_ns(s->c, s->now_ns) <= s->now_ns &&
+			if (group_next_ns(s->g, s->now_ns) <= s->now_ns &&
 			    (s->nev == 0 || s->heap[0].t_ns > s->now_ns)) {
 				s->idle_spins++;
 				s->now_ns++;

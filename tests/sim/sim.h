@@ -55,6 +55,7 @@ struct sim_src {
 	uint32_t	len_bytes;	/* IP packet length */
 	uint64_t	interval_ns;	/* CBR, probe, acks */
 	uint64_t	start_ns;
+	uint64_t	stop_ns;	/* sends nothing from then; 0 = never */
 	uint32_t	depth_pkts;	/* backlog */
 	uint64_t	rtt_ns;		/* TCP: base RTT (ack delay line) */
 	/* State. */
@@ -92,7 +93,7 @@ struct sim_ev {
 };
 
 struct sim {
-	struct cake	*c;
+	struct group	*g;		/* the engine: one or more workers */
 	uint64_t	 now_ns;
 	uint64_t	 measure_from_ns;
 	uint64_t	 seed;
@@ -121,12 +122,17 @@ struct sim {
 	uint64_t	 link_bytes;
 	uint64_t	 link_pkts;
 	uint64_t	 other_drops;
-	uint64_t	 idle_spins;	/* cake_next_ns said "now" but nothing left */
+	uint64_t	 idle_spins;	/* "now", yet nothing to release */
+	double		 fig[4];	/* a scenario run hook's figures */
 };
 
-/* Creates a simulation around an engine configured by a keyword line. */
-int		 sim_init(struct sim *s, const char *keywords, uint64_t seed,
-		    char *err, size_t errlen);
+/*
+ * Creates a simulation around an engine of workers instances (a group,
+ * lending the rate when more than one) configured by a keyword line.
+ */
+int		 sim_init(struct sim *s, const char *keywords,
+		    unsigned int workers, uint64_t seed, char *err,
+		    size_t errlen);
 /* Flushes the engine and frees everything. */
 void		 sim_done(struct sim *s);
 /* Adds a source (copied); returns its index or -1. */
@@ -146,7 +152,9 @@ void		 sim_pkt_put(struct sim *s, struct cake_pkt *pkt);
 /* Hands one packet to the engine and settles the dropped list. */
 void		 sim_enqueue(struct sim *s, struct sim_pkt *p);
 
-/* sources.c: builds and sends a packet of source i now. */
+/* sources.c: writes the headers of source src's next packet into p. */
+void		 sources_build(const struct sim_src *src, struct sim_pkt *p);
+/* Builds and sends a packet of source i now (none after its stop_ns). */
 void		 sources_send(struct sim *s, uint32_t i);
 /* Starts every source (schedules its first event). */
 void		 sources_start(struct sim *s);

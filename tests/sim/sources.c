@@ -30,8 +30,8 @@
 #define ECN_CE			0x03
 
 /* Writes the IPv4 + L4 headers of the next packet of src into p. */
-static void
-build(struct sim_src *src, struct sim_pkt *p)
+void
+sources_build(const struct sim_src *src, struct sim_pkt *p)
 {
 	uint8_t		*ip = p->buf;
 	uint32_t	 len = src->len_bytes;
@@ -75,10 +75,12 @@ sources_send(struct sim *s, uint32_t i)
 	struct sim_src	*src = &s->srcs[i];
 	struct sim_pkt	*p;
 
+	if (src->stop_ns != 0 && s->now_ns >= src->stop_ns)
+		return;
 	if ((p = sim_pkt_get(s)) == NULL)
 		return;
 	src->seq++;
-	build(src, p);
+	sources_build(src, p);
 	p->src = i;
 	src->queued_pkts++;
 	if (src->kind == SIM_SRC_TCP)

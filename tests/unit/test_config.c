@@ -124,6 +124,7 @@ static const char valid_conf[] =
     "memlimit = 4mb\n"
     "fwmark = 0xff\n"
     "queues = 16384\n"
+    "workers = 3\n"
     "split-gso = no\n";
 
 static void
@@ -165,6 +166,8 @@ valid_file_gives_its_values(void **state)
 	assert_int_equal(up->memlimit_bytes, 4 * 1024 * 1024);
 	assert_int_equal(up->fwmark_mask, 0xff);
 	assert_int_equal(up->queues, 16384);
+	assert_int_equal(cfg.workers[CONFIG_UPLOAD], 3);
+	assert_int_equal(cfg.workers[CONFIG_DOWNLOAD], 1);
 	assert_false(up->split_gso);
 	/* A missing section means an unshaped direction with defaults. */
 	cake_config_default(&def);
@@ -308,6 +311,14 @@ static const struct {
 	{ "[general]\nqueues-per-device = 17\n",
 	    "2: [general] queues-per-device: expected a number from 1 to 16, "
 	    "found '17'" },
+	{ "[upload]\nbandwidth = 20mbit\nworkers = 0\n",
+	    "3: [upload] workers: expected a number from 1 to 8, found '0'" },
+	{ "[download]\nbandwidth = 20mbit\nworkers = 9\n",
+	    "3: [download] workers: expected a number from 1 to 8, "
+	    "found '9'" },
+	{ "[upload]\nautorate-ingress = yes\nworkers = 2\n",
+	    "3: [upload] workers: expected 1 with autorate or "
+	    "autorate-ingress (they move one instance's rate), found '2'" },
 	{ "[general]\nnat-cache-size = 15\n",
 	    "2: [general] nat-cache-size: expected a number of entries from "
 	    "16 to 4194304, found '15'" },
@@ -699,6 +710,14 @@ restart_needed_for_general_keys_and_queues(void **state)
 	b.cake[CONFIG_DOWNLOAD].queues = 65536;
 	assert_string_equal(config_restart_needed(&a, &b),
 	    "[download] queues");
+	b = a;
+	b.workers[CONFIG_UPLOAD] = 1;
+	assert_string_equal(config_restart_needed(&a, &b),
+	    "[upload] workers");
+	b = a;
+	b.workers[CONFIG_DOWNLOAD] = 8;
+	assert_string_equal(config_restart_needed(&a, &b),
+	    "[download] workers");
 }
 
 static void

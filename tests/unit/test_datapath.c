@@ -24,6 +24,7 @@
 #include <event2/event.h>
 
 #include "caked/cake.h"
+#include "caked/group.h"
 #include "engine/csum.h"
 #include "daemon/datapath.h"
 #include "daemon/pool.h"
@@ -46,7 +47,8 @@
 
 struct rig {
 	struct pool	*pool;
-	struct cake	*cake;
+	struct group	*group;		/* one worker: */
+	struct cake	*cake;		/* the instance */
 	struct datapath	 dp;
 	struct fake_tun	*in, *out;
 	/* What the egress device accepted, in order. */
@@ -184,8 +186,10 @@ policy(void *arg, uint64_t n)
 	return 0;
 }
 
+/* A rig whose engine is a group of workers isolating flows by mode. */
 static void
-rig_init(struct rig *r, bool vnet, uint64_t rate_Bps)
+rig_init_group(struct rig *r, bool vnet, uint64_t rate_Bps,
+    unsigned int workers, enum cake_flow_mode mode)
 {
 	struct cake_config	cfg;
 	struct cake_env		env;
@@ -203,6 +207,7 @@ rig_init(struct rig *r, bool vnet, uint64_t rate_Bps)
 	assert_non_null(r->pool = pool_create(1600));
 	cake_config_default(&cfg);
 	cfg.rate_Bps = rate_Bps;
+	cfg.flow_mode = mode;
 	memset(&env, 0, sizeof(env));
 	env.link = CAKE_LINK_IP;
 	env.mtu = 1500;
@@ -210,10 +215,18 @@ rig_init(struct rig *r, bool vnet, uint64_t rate_Bps)
 	env.alloc = pool_alloc;
 	env.alloc_arg = r->pool;
 	env.keep_partial_csum = vnet;
-	assert_non_null(r->cake = cake_create(&cfg, &env, &err));
-	datapath_init(&r->dp, "test", IN_FD, OUT_FD, CAKE_LINK_IP, r->cake,
+	assert_non_null(r->group = group_create(&cfg, &env, workers,
+	    GROUP_SIDE_SRC, &err));
+	r->cake = group_worker(r->group, 0);
+	datapath_init(&r->dp, "test", IN_FD, OUT_FD, CAKE_LINK_IP, r->group,
 	    r->pool);
 	assert_int_equal(r->dp.in_vnet, vnet);
+}
+
+static void
+rig_init(struct rig *r, bool vnet, uint64_t rate_Bps)
+{
+	rig_init_group(r, vnet, rate_Bps, 1, CAKE_FLOW_TRIPLE);
 }
 
 /* Everything went back to the pool: nothing leaked, nothing lost twice. */
@@ -225,7 +238,7 @@ rig_done(struct rig *r)
 	datapath_flush(&r->dp);
 	pool_get_stats(r->pool, &st);
 	assert_int_equal(st.free, st.bufs);
-	cake_destroy(r->cake);
+	group_destroy(r->group);
 	pool_destroy(r->pool);
 	free(r->seen);
 	fake_tun_reset();
@@ -306,7 +319,7 @@ eio_drops_one_counted_frame_and_goes_on(void **state)
 /* Random batches, random refusals, a clock that moves: every frame read
  * ends as sent or in exactly one counter, none twice, none reordered. */
 static void
-many_frames_under_random_refusals_are_all_accounted(void **state)
+random_refusals(unsigned int workers)
 {
 	struct rig	 r;
 	uint32_t	 last[FLOWS], seq = 0, k, i;
@@ -314,8 +327,8 @@ many_frames_under_random_refusals_are_all_accounted(void **state)
 	uint8_t		*hit;
 	int		 rv, rounds = 0;
 
-	(void)state;
-	rig_init(&r, false, 0);
+	rig_init_group(&r, false, 0, workers, workers > 1 ?
+	    CAKE_FLOW_FLOWS : CAKE_FLOW_TRIPLE);
 	r.rng = 0x9e3779b97f4a7c15ULL;
 	assert_non_null(hit = calloc(MANY + 1, 1));
 	while (seq < MANY) {
@@ -340,7 +353,7 @@ many_frames_under_random_refusals_are_all_accounted(void **state)
 		}
 	}
 	r.rng = 0;	/* the device drains */
-	while (r.dp.held != NULL || cake_next_ns(r.cake, now) !=
+	while (r.dp.held != NULL || group_next_ns(r.group, now) !=
 	    CAKE_TIME_NEVER) {
 		assert_int_equal(datapath_send(&r.dp, now), DATAPATH_OK);
 		now += 1000;
@@ -375,7 +388,30 @@ many_frames_under_random_refusals_are_all_accounted(void **state)
 		last[k] = r.seen[i];
 	}
 	free(hit);
+	for (i = 0, k = 0; i < workers; i++) {
+		struct cake_stats	st;
+
+		cake_get_stats(group_worker(r.group, i), &st);
+		k += st.sent_pkts > 0;
+	}
+	print_message("workers %u, of which %u sent\n", workers, k);
+	assert_true(workers == 1 || k > 1);
 	rig_done(&r);
+}
+
+static void
+many_frames_under_random_refusals_are_all_accounted(void **state)
+{
+	(void)state;
+	random_refusals(1);
+}
+
+/* The same through three workers, the flows spread over them. */
+static void
+many_frames_through_workers_are_all_accounted(void **state)
+{
+	(void)state;
+	random_refusals(3);
 }
 
 static void
@@ -767,6 +803,7 @@ main(void)
 		cmocka_unit_test(eio_drops_one_counted_frame_and_goes_on),
 		cmocka_unit_test(
 		    many_frames_under_random_refusals_are_all_accounted),
+		cmocka_unit_test(many_frames_through_workers_are_all_accounted),
 		cmocka_unit_test(device_gone_on_write_ends_with_gone),
 		cmocka_unit_test(device_gone_on_read_ends_with_gone),
 		cmocka_unit_test(empty_pool_discards_and_counts),

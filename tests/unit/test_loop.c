@@ -32,6 +32,7 @@
 #include <cmocka.h>
 
 #include "caked/cake.h"
+#include "caked/group.h"
 #include "engine/csum.h"
 #include "daemon/config.h"
 #include "daemon/loop.h"
@@ -319,8 +320,9 @@ world_setup(void **state)
 		env.seed = 1;
 		env.alloc = pool_alloc;
 		env.alloc_arg = w->setup.pool[i];
-		assert_non_null(w->setup.cake[i] = cake_create(&w->cfg.cake[i],
-		    &env, &err));
+		assert_non_null(w->setup.group[i] = group_create(
+		    &w->cfg.cake[i], &env, 1, GROUP_SIDE_SRC, &err));
+		w->setup.cake[i] = group_worker(w->setup.group[i], 0);
 	}
 	W = w;
 	*state = w;
@@ -334,7 +336,7 @@ world_teardown(void **state)
 	int		 i;
 
 	for (i = 0; i < CONFIG_DIRS; i++) {
-		cake_destroy(w->setup.cake[i]);
+		group_destroy(w->setup.group[i]);
 		pool_destroy(w->setup.pool[i]);
 	}
 	if (w->conf[0] != '\0') {

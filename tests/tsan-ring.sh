@@ -27,6 +27,7 @@ if ! clang -std=gnu11 -g -O1 -fsanitize=thread -D_GNU_SOURCE \
     -I"$src/src" -I"$src/include" \
     -o "$work/test_ring" "$src/tests/unit/test_ring.c" \
     "$src/src/daemon/ring.c" "$src/src/daemon/inbox.c" \
+    "$src/src/daemon/reply.c" \
     $(pkg-config --cflags --libs cmocka) -pthread; then
 	echo "FAIL: the TSan build of test_ring failed"
 	exit 1

@@ -5,7 +5,10 @@
  * single-consumer ring (src/daemon/ring.c) keeps order, refuses when full,
  * survives its counters wrapping, and, between two real threads, hands
  * over every item exactly once and intact; the inbox (src/daemon/inbox.c)
- * wakes its receiver for every message and never loses a wakeup.
+ * wakes its receiver for every message and never loses a wakeup; a
+ * request answered through src/daemon/reply.c gets a consistent
+ * snapshot from the other thread, and an answer after the asker gave up
+ * is refused.
  */
 #include <poll.h>
 #include <pthread.h>
@@ -17,10 +20,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <errno.h>
+#include <time.h>
 
 #include <cmocka.h>
 
 #include "daemon/inbox.h"
+#include "daemon/reply.h"
 #include "daemon/ring.h"
 
 #define STRESS_ITEMS	2000000ULL	/* through a 64-slot ring */
@@ -238,6 +243,100 @@ test_inbox_two_threads(void **state)
 	inbox_destroy(ib);
 }
 
+#define SNAP_REQUESTS	2000
+#define SNAP_TIMEOUT_NS	5000000000ULL	/* generous: a lost answer fails */
+
+/* A packet thread's counters: a and b move together, never seen apart. */
+struct snap_state {
+	struct inbox	*ib;		/* requests: their sequence numbers */
+	struct reply	 rep;
+	uint64_t	 a, b;		/* the answerer's own */
+	uint64_t	 snap_a, snap_b;	/* the answer */
+	bool		 stop;
+};
+
+static void *
+snap_answerer(void *arg)
+{
+	struct snap_state	*s = arg;
+	uint64_t		 seq;
+
+	for (;;) {
+		s->a++;			/* "packets" between requests */
+		s->b++;
+		if (!inbox_take(s->ib, &seq))
+			continue;
+		if (seq == 0)
+			return NULL;	/* stop */
+		if (!reply_claim(&s->rep, seq))
+			continue;
+		s->snap_a = s->a;
+		s->snap_b = s->b;
+		reply_done(&s->rep, seq);
+	}
+}
+
+static void
+test_reply_snapshot(void **state)
+{
+	struct snap_state	 s;
+	pthread_t		 t;
+	uint64_t		 seq, stop = 0, last = 0;
+	int			 i, bad = 0, lost = 0;
+
+	(void)state;
+	memset(&s, 0, sizeof(s));
+	assert_int_equal(reply_init(&s.rep), 0);
+	assert_non_null(s.ib = inbox_create(4, sizeof(uint64_t)));
+	assert_int_equal(pthread_create(&t, NULL, snap_answerer, &s), 0);
+	for (i = 0; i < SNAP_REQUESTS; i++) {
+		seq = reply_begin(&s.rep);
+		assert_int_equal(inbox_post(s.ib, &seq), 0);
+		if (!reply_wait(&s.rep, seq, SNAP_TIMEOUT_NS)) {
+			lost++;
+			continue;
+		}
+		if (s.snap_a != s.snap_b || s.snap_a <= last)
+			bad++;
+		last = s.snap_a;
+	}
+	assert_int_equal(inbox_post(s.ib, &stop), 0);
+	assert_int_equal(pthread_join(t, NULL), 0);
+	assert_int_equal(lost, 0);
+	assert_int_equal(bad, 0);
+	assert_int_equal(s.rep.late, 0);
+	inbox_destroy(s.ib);
+	reply_fini(&s.rep);
+}
+
+/* Nobody answers: the wait ends; a late answer is refused, not written. */
+static void
+test_reply_timeout(void **state)
+{
+	struct reply	r;
+	struct timespec	t0, t1;
+	uint64_t	seq, ms;
+
+	(void)state;
+	assert_int_equal(reply_init(&r), 0);
+	seq = reply_begin(&r);
+	assert_int_not_equal(seq, 0);
+	(void)clock_gettime(CLOCK_MONOTONIC, &t0);
+	assert_false(reply_wait(&r, seq, 50000000ULL));
+	(void)clock_gettime(CLOCK_MONOTONIC, &t1);
+	ms = (uint64_t)(t1.tv_sec - t0.tv_sec) * 1000 +
+	    (uint64_t)(t1.tv_nsec / 1000000) - (uint64_t)(t0.tv_nsec / 1000000);
+	assert_true(ms >= 49);
+	assert_false(reply_claim(&r, seq));	/* too late */
+	assert_int_equal(r.late, 1);
+	seq = reply_begin(&r);			/* the next one works */
+	assert_true(reply_claim(&r, seq));
+	reply_done(&r, seq);
+	assert_true(reply_wait(&r, seq, 0));
+	assert_false(reply_claim(&r, seq));	/* answered once only */
+	reply_fini(&r);
+}
+
 int
 main(void)
 {
@@ -248,6 +347,8 @@ main(void)
 		cmocka_unit_test(test_two_threads),
 		cmocka_unit_test(test_inbox_wakeup),
 		cmocka_unit_test(test_inbox_two_threads),
+		cmocka_unit_test(test_reply_snapshot),
+		cmocka_unit_test(test_reply_timeout),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -31,6 +31,12 @@
 #define CONFIG_DEFAULT_QUEUES	2	/* queues-per-device, measured */
 #define CONFIG_QUEUES_MAX	16	/* TUN_QUEUES_MAX */
 #define CONFIG_WORKERS_MAX	8	/* GROUP_WORKERS_MAX */
+/*
+ * threads: 1 moves both directions on the main thread. 2 (a thread per
+ * direction, doc/design.md) is refused until it is complete.
+ */
+#define CONFIG_THREADS_DEFAULT	1
+#define CONFIG_THREADS_MAX	1
 #define CONFIG_CONTROL_MAX	108	/* sizeof(sun_path), NUL included */
 #define CONFIG_ADDR_MAX		46	/* INET6_ADDRSTRLEN */
 #define CONFIG_USER_MAX		64
@@ -57,6 +63,7 @@ struct caked_config {
 	bool			offload;	/* vnet header, TSO/GSO, csum */
 	uint32_t		horizon_us;	/* departure-horizon */
 	uint32_t		queues;		/* queues-per-device */
+	uint32_t		threads;	/* packet threads */
 	uint32_t		nat_cache_size;		/* entries */
 	uint32_t		nat_cache_expiry_s;	/* idle positive entries */
 	char			control[CONFIG_CONTROL_MAX];

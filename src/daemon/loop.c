@@ -1,14 +1,19 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Copyright (C) 2026 the caked authors */
 /*
- * loop.c: one libevent base for the whole daemon. Read events on the two
- * devices feed the engines; one timerfd, armed at the earliest instant
- * either engine may send (an absolute CLOCK_MONOTONIC deadline), drives
- * dequeues: each wakeup sends every packet due within the departure
- * horizon ([general] departure-horizon), and the timer is armed for the
- * first departure beyond it; a write event wakes a direction whose
- * egress device was full. A one-second timer reads the devices' MTU: each direction counts the
- * packets too large for its egress device, and a device whose MTU
+ * loop.c: one libevent base for the whole daemon. The directions are
+ * moved by a packet loop (struct loop_pkt: the directions on one event
+ * base and their departure timer); [general] threads = 1, the only value
+ * so far, puts both directions in one packet loop on the main base, and
+ * doc/design.md (Threads) says how a thread per direction would build
+ * on it. Read events on the two devices feed the engines; one timerfd per
+ * packet loop, armed at the earliest instant one of its engines may send
+ * (an absolute CLOCK_MONOTONIC deadline), drives dequeues: each wakeup
+ * sends every packet due within the departure horizon ([general]
+ * departure-horizon), and the timer is armed for the first departure
+ * beyond it; a write event wakes a direction whose egress device was
+ * full. A one-second timer reads the devices' MTU: each direction counts
+ * the packets too large for its egress device, and a device whose MTU
  * exceeds what the read buffers hold is logged (datapath.c).
  * Signals arrive as libevent events, so their work runs in the loop:
  * SIGTERM/SIGINT stop, SIGHUP reloads (parse, then swap), SIGUSR1 logs
@@ -60,28 +65,45 @@
 static const int loop_signals[] = { SIGTERM, SIGINT, SIGHUP, SIGUSR1 };
 #define LOOP_SIGNALS	(sizeof(loop_signals) / sizeof(loop_signals[0]))
 
+struct loop_pkt;
+
 struct loop_dir {
 	struct loop	*loop;
+	struct loop_pkt	*pkt;		/* the packet loop that moves it */
 	struct datapath	 dp;
 	struct event	*ev_read[TUN_QUEUES_MAX];	/* a queue each */
 	struct event	*ev_write[TUN_QUEUES_MAX];
+};
+
+/*
+ * A packet loop: the directions one event base moves, with their own
+ * departure timer. [general] threads = 1 runs one packet loop on the main
+ * base that holds both directions (doc/design.md, Threads).
+ */
+struct loop_pkt {
+	struct loop		*loop;
+	struct event_base	*base;
+	struct loop_dir		*dir[CONFIG_DIRS];
+	unsigned int		 ndirs;
+	struct event		*ev_timer;
+	int			 timer_fd;
+	uint64_t		 armed_ns;	/* CAKE_TIME_NEVER: disarmed */
+	bool			 ticking;	/* periodic, see loop_tick() */
+	uint64_t		 timer_spins;	/* see LOOP_SPIN_NS */
 };
 
 struct loop {
 	struct event_base	*base;
 	struct loop_setup	 setup;
 	struct loop_dir		 dir[CONFIG_DIRS];
-	struct event		*ev_timer;
+	struct loop_pkt		 pkt[CONFIG_DIRS];
+	unsigned int		 npkt;		/* packet loops in use */
 	struct event		*ev_signal[LOOP_SIGNALS];
 	struct event		*ev_mtu;
 	uint32_t		 dev_mtu[CONFIG_DIRS];	/* lan, wan */
-	int			 timer_fd;
-	uint64_t		 armed_ns;	/* CAKE_TIME_NEVER: disarmed */
-	bool			 ticking;	/* periodic, see loop_tick() */
 	int			 exit_code;
 	uint64_t		 reloads;
 	uint64_t		 reload_failures;
-	uint64_t		 timer_spins;	/* see LOOP_SPIN_NS */
 	uint64_t		 start_ns;	/* CLOCK_MONOTONIC at creation */
 	bool			 reload_ok;	/* the last reload, or start */
 	uint64_t		 reload_ok_real_ns;	/* its CLOCK_REALTIME */
@@ -128,54 +150,54 @@ loop_status(struct loop *l, struct loop_dir *d, int status)
  * what fell due in between). Returns whether the tick covers next.
  */
 static bool
-loop_tick(struct loop *l, uint64_t now_ns, uint64_t next)
+loop_tick(struct loop_pkt *p, uint64_t now_ns, uint64_t next)
 {
 	if (next == CAKE_TIME_NEVER || next >= now_ns + LOOP_TICK_NS) {
-		l->ticking = false;	/* re-armed or disarmed by the caller */
+		p->ticking = false;	/* re-armed or disarmed by the caller */
 		return false;
 	}
-	if (l->ticking)
+	if (p->ticking)
 		return true;
-	if (timer_tick_ns(l->timer_fd, next, LOOP_TICK_NS) == -1) {
+	if (timer_tick_ns(p->timer_fd, next, LOOP_TICK_NS) == -1) {
 		log_warn("timer tick");
-		loop_stop(l, LOOP_EXIT_FAILURE);
+		loop_stop(p->loop, LOOP_EXIT_FAILURE);
 	}
-	l->ticking = true;
-	l->armed_ns = next;
+	p->ticking = true;
+	p->armed_ns = next;
 	return true;
 }
 
-/* Arms the timer for the earliest instant either direction needs. */
+/* Arms p's timer for the earliest instant one of its directions needs. */
 static void
-loop_schedule(struct loop *l, uint64_t now_ns)
+loop_schedule(struct loop_pkt *p, uint64_t now_ns)
 {
 	uint64_t	next = CAKE_TIME_NEVER, t;
 	uint32_t	sent = 0;
-	int		i;
+	unsigned int	i;
 
-	for (i = 0; i < CONFIG_DIRS; i++) {
-		t = datapath_next_ns(&l->dir[i].dp, now_ns);
+	for (i = 0; i < p->ndirs; i++) {
+		t = datapath_next_ns(&p->dir[i]->dp, now_ns);
 		if (t < next)
 			next = t;
-		sent += l->dir[i].dp.last_tx;
+		sent += p->dir[i]->dp.last_tx;
 	}
 	/* An engine that asks for "now" but sent nothing must not spin us. */
 	if (next != CAKE_TIME_NEVER && next <= now_ns && sent == 0) {
 		next = now_ns + LOOP_SPIN_NS;
-		l->timer_spins++;
+		p->timer_spins++;
 	}
-	if (next == l->armed_ns)
+	if (next == p->armed_ns)
 		return;
-	if (loop_tick(l, now_ns, next))
+	if (loop_tick(p, now_ns, next))
 		return;
 	if (next == CAKE_TIME_NEVER) {
-		if (timer_disarm(l->timer_fd) == -1)
+		if (timer_disarm(p->timer_fd) == -1)
 			log_warn("timer disarm");
-	} else if (timer_arm_ns(l->timer_fd, next) == -1) {
+	} else if (timer_arm_ns(p->timer_fd, next) == -1) {
 		log_warn("timer arm");
-		loop_stop(l, LOOP_EXIT_FAILURE);
+		loop_stop(p->loop, LOOP_EXIT_FAILURE);
 	}
-	l->armed_ns = next;
+	p->armed_ns = next;
 }
 
 /*
@@ -184,24 +206,47 @@ loop_schedule(struct loop *l, uint64_t now_ns)
  * the horizon, so a wakeup carries a batch and not a packet.
  */
 static void
-loop_service(struct loop *l, uint64_t now_ns)
+loop_service(struct loop_pkt *p, uint64_t now_ns)
 {
+	struct loop	*l = p->loop;
 	struct loop_dir	*d;
-	int		 i;
+	unsigned int	 i;
 
-	for (i = 0; i < CONFIG_DIRS; i++) {
-		d = &l->dir[i];
+	for (i = 0; i < p->ndirs; i++) {
+		d = p->dir[i];
 		if (d->dp.held != NULL || datapath_next_ns(&d->dp, now_ns) >
 		    now_ns + d->dp.horizon_ns)
 			continue;
 		if (loop_status(l, d, datapath_send(&d->dp, now_ns)) == -1)
 			return;
 	}
-	loop_schedule(l, now_ns);
-	for (i = 0; i < CONFIG_DIRS; i++)
-		l->dir[i].dp.last_tx = 0;
+	loop_schedule(p, now_ns);
+	for (i = 0; i < p->ndirs; i++)
+		p->dir[i]->dp.last_tx = 0;
 	if (l->setup.cfg->autorate_passive)
 		passive_autorate(l->ts, l->ar, &l->passive_ns, now_ns);
+}
+
+/* Every packet loop, after a change that may move departures earlier. */
+static void
+loop_service_all(struct loop *l, uint64_t now_ns)
+{
+	unsigned int	i;
+
+	for (i = 0; i < l->npkt; i++)
+		loop_service(&l->pkt[i], now_ns);
+}
+
+/* The timer spins of every packet loop. */
+static uint64_t
+loop_timer_spins(const struct loop *l)
+{
+	uint64_t	n = 0;
+	unsigned int	i;
+
+	for (i = 0; i < l->npkt; i++)
+		n += l->pkt[i].timer_spins;
+	return n;
 }
 
 static void
@@ -213,7 +258,7 @@ loop_on_read(evutil_socket_t fd, short what, void *arg)
 	(void)what;
 	if (loop_status(d->loop, d, datapath_read_fd(&d->dp, fd, now_ns)) ==
 	    0)
-		loop_service(d->loop, now_ns);
+		loop_service(d->pkt, now_ns);
 }
 
 static void
@@ -225,13 +270,13 @@ loop_on_write(evutil_socket_t fd, short what, void *arg)
 	(void)fd;
 	(void)what;
 	if (loop_status(d->loop, d, datapath_send(&d->dp, now_ns)) == 0)
-		loop_service(d->loop, now_ns);
+		loop_service(d->pkt, now_ns);
 }
 
 static void
 loop_on_timer(evutil_socket_t fd, short what, void *arg)
 {
-	struct loop	*l = arg;
+	struct loop_pkt	*p = arg;
 
 	(void)what;
 	(void)timer_ack(fd);
@@ -239,9 +284,9 @@ loop_on_timer(evutil_socket_t fd, short what, void *arg)
 	 * A one-shot timer that fired is spent: re-arm even if equal. A
 	 * tick goes on, and must be seen when the queues empty.
 	 */
-	if (!l->ticking)
-		l->armed_ns = CAKE_TIME_NEVER;
-	loop_service(l, timer_now_ns());
+	if (!p->ticking)
+		p->armed_ns = CAKE_TIME_NEVER;
+	loop_service(p, timer_now_ns());
 }
 
 /* [general] departure-horizon, at start and on each reload. */
@@ -339,8 +384,12 @@ loop_on_mtu(evutil_socket_t fd, short what, void *arg)
 static void
 loop_ar_changed(void *arg, int dir, uint64_t now_ns)
 {
-	(void)dir;
-	loop_service(arg, now_ns);
+	struct loop	*l = arg;
+
+	if (dir >= 0 && dir < CONFIG_DIRS && l->dir[dir].pkt != NULL)
+		loop_service(l->dir[dir].pkt, now_ns);
+	else
+		loop_service_all(l, now_ns);
 }
 
 static int
@@ -360,7 +409,7 @@ loop_apply(struct loop *l, const struct caked_config *new)
 	/* Packets of tins that went away come back as drops now. */
 	for (i = 0; i < CONFIG_DIRS; i++)
 		datapath_reap(&l->dir[i].dp);
-	loop_service(l, now_ns);
+	loop_service_all(l, now_ns);
 	return 0;
 }
 
@@ -536,7 +585,7 @@ loop_ctl_change(void *arg, int dir, const struct cake_config *cfg,
 	loop_nat(l, l->setup.cfg);
 	autorate_run_rate_set(l->ar, dir, cfg->rate_Bps);
 	datapath_reap(&l->dir[dir].dp);	/* packets of tins that went away */
-	loop_service(l, now_ns);
+	loop_service(l->dir[dir].pkt, now_ns);
 	return 0;
 }
 
@@ -664,7 +713,7 @@ loop_ctl_daemon(void *arg, struct json_writer *w)
 	json_uint(w, "reload_failures", l->reload_failures);
 	json_uint(w, "last_reload_ok", l->reload_ok ? 1 : 0);
 	json_uint(w, "last_reload_ok_time_ns", l->reload_ok_real_ns);
-	json_uint(w, "timer_spins", l->timer_spins);
+	json_uint(w, "timer_spins", loop_timer_spins(l));
 	if (l->httpd != NULL) {
 		httpd_get_counters(l->httpd, &hc);
 		json_uint(w, "http_requests", hc.requests);
@@ -763,7 +812,7 @@ loop_on_signal(evutil_socket_t sig, short what, void *arg)
 		log_info("loop: reloads=%llu reload_failures=%llu "
 		    "timer_spins=%llu", (unsigned long long)l->reloads,
 		    (unsigned long long)l->reload_failures,
-		    (unsigned long long)l->timer_spins);
+		    (unsigned long long)loop_timer_spins(l));
 		if (l->nat != NULL)
 			conntrack_log_stats(l->nat);
 		autorate_run_log_stats(l->ar);
@@ -773,7 +822,7 @@ loop_on_signal(evutil_socket_t sig, short what, void *arg)
 
 /* Direction i's datapath over its devices' queues, and their events. */
 static int
-loop_dir_events(struct loop *l, size_t i)
+loop_dir_events(struct loop *l, struct loop_pkt *p, size_t i)
 {
 	const struct loop_setup	*s = &l->setup;
 	struct loop_dir		*d = &l->dir[i];
@@ -784,6 +833,8 @@ loop_dir_events(struct loop *l, size_t i)
 	const int		*out = i == CONFIG_UPLOAD ? wan : lan;
 
 	d->loop = l;
+	d->pkt = p;
+	p->dir[p->ndirs++] = d;
 	datapath_init(&d->dp, config_dir_name(i), in[0], out[0],
 	    s->cfg->mode == CONFIG_MODE_TAP ? CAKE_LINK_ETHERNET :
 	    CAKE_LINK_IP, s->group[i], s->pool[i]);
@@ -794,9 +845,9 @@ loop_dir_events(struct loop *l, size_t i)
 	d->dp.out_hot = &l->dir[i == CONFIG_UPLOAD ? CONFIG_DOWNLOAD :
 	    CONFIG_UPLOAD].dp.in_hot;
 	for (q = 0; q < n; q++) {
-		d->ev_read[q] = event_new(l->base, in[q], EV_READ | EV_PERSIST,
+		d->ev_read[q] = event_new(p->base, in[q], EV_READ | EV_PERSIST,
 		    loop_on_read, d);
-		d->ev_write[q] = event_new(l->base, out[q], EV_WRITE,
+		d->ev_write[q] = event_new(p->base, out[q], EV_WRITE,
 		    loop_on_write, d);
 		if (d->ev_read[q] == NULL || d->ev_write[q] == NULL ||
 		    event_add(d->ev_read[q], NULL) == -1)
@@ -812,12 +863,8 @@ loop_events(struct loop *l)
 	size_t			 i;
 
 	for (i = 0; i < CONFIG_DIRS; i++)
-		if (loop_dir_events(l, i) == -1)
+		if (loop_dir_events(l, &l->pkt[l->npkt > 1 ? i : 0], i) == -1)
 			return -1;
-	l->ev_timer = event_new(l->base, l->timer_fd, EV_READ | EV_PERSIST,
-	    loop_on_timer, l);
-	if (l->ev_timer == NULL || event_add(l->ev_timer, NULL) == -1)
-		return -1;
 	l->ev_mtu = event_new(l->base, -1, EV_PERSIST, loop_on_mtu, l);
 	if (l->ev_mtu == NULL || event_add(l->ev_mtu, &mtu_tv) == -1)
 		return -1;
@@ -833,6 +880,37 @@ loop_events(struct loop *l)
 	return 0;
 }
 
+/* A packet loop on base, with its own departure timer. */
+static int
+loop_pkt_init(struct loop *l, struct loop_pkt *p, struct event_base *base)
+{
+	p->loop = l;
+	p->base = base;
+	p->armed_ns = CAKE_TIME_NEVER;
+	if ((p->timer_fd = timer_open()) == -1) {
+		log_warn("timerfd");
+		return -1;
+	}
+	p->ev_timer = event_new(base, p->timer_fd, EV_READ | EV_PERSIST,
+	    loop_on_timer, p);
+	if (p->ev_timer == NULL || event_add(p->ev_timer, NULL) == -1) {
+		log_warnx("cannot set up the departure timer");
+		return -1;
+	}
+	return 0;
+}
+
+static void
+loop_pkt_fini(struct loop_pkt *p)
+{
+	if (p->ev_timer != NULL)
+		event_free(p->ev_timer);
+	p->ev_timer = NULL;
+	if (p->timer_fd != -1)
+		(void)close(p->timer_fd);
+	p->timer_fd = -1;
+}
+
 struct loop *
 loop_create(const struct loop_setup *setup)
 {
@@ -843,22 +921,20 @@ loop_create(const struct loop_setup *setup)
 		return NULL;
 	}
 	l->setup = *setup;
-	l->armed_ns = CAKE_TIME_NEVER;
 	l->start_ns = timer_now_ns();
 	l->reload_ok = true;	/* the configuration in force loaded fine */
 	l->reload_ok_real_ns = loop_real_ns();
-	l->timer_fd = -1;
+	l->pkt[0].timer_fd = l->pkt[1].timer_fd = -1;
 	/* The default 50 us slack would add jitter to every deadline. */
 	if (prctl(PR_SET_TIMERSLACK, LOOP_TIMER_SLACK_NS, 0, 0, 0) == -1)
 		log_warn("prctl PR_SET_TIMERSLACK");
-	if ((l->timer_fd = timer_open()) == -1) {
-		log_warn("timerfd");
-		goto fail;
-	}
 	if ((l->base = event_base_new()) == NULL) {
 		log_warnx("event_base_new failed");
 		goto fail;
 	}
+	l->npkt = 1;
+	if (loop_pkt_init(l, &l->pkt[0], l->base) == -1)
+		goto fail;
 	if ((l->ar = autorate_run_create(l->base, setup->probe, l->setup.cake,
 	    loop_ar_changed, l)) == NULL || (l->ts = passive_create()) == NULL)
 		goto fail;
@@ -895,6 +971,8 @@ loop_destroy(struct loop *l)
 
 	if (l == NULL)
 		return;
+	for (i = 0; i < CONFIG_DIRS; i++)
+		loop_pkt_fini(&l->pkt[i]);
 	for (i = 0; i < CONFIG_DIRS; i++) {
 		if (l->dir[i].dp.group != NULL)
 			datapath_flush(&l->dir[i].dp);
@@ -914,14 +992,10 @@ loop_destroy(struct loop *l)
 	for (i = 0; i < LOOP_SIGNALS; i++)
 		if (l->ev_signal[i] != NULL)
 			event_free(l->ev_signal[i]);
-	if (l->ev_timer != NULL)
-		event_free(l->ev_timer);
 	if (l->ev_mtu != NULL)
 		event_free(l->ev_mtu);
 	if (l->base != NULL)
 		event_base_free(l->base);
-	if (l->timer_fd != -1)
-		close(l->timer_fd);
 	free(l->ctl_scratch.flows);
 	free(l->ctl_scratch.hosts);
 	free(l);

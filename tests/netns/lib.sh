@@ -22,13 +22,25 @@
 # NETNS_CONF=FILE runs caked with FILE as it is instead of a generated
 # configuration (CI: the installed package's /etc/caked.conf, edited as
 # the README says; it must name the devices tlan and twan and match the
-# rates the test asks for).
+# rates the test asks for), CAKED_THREADS=1|2 adds "threads = N" to the
+# [general] section of every configuration a caked of the test reads
+# (tests/netns/caked-threads.sh runs as $CAKED; CAKED_BIN is the binary).
 
 set -u
 
 : "${top_builddir:=.}"
 : "${top_srcdir:=$(cd "$(dirname "$0")/../.." && pwd)}"
 : "${CAKED:=$top_builddir/caked}"
+if [ -n "${CAKED_THREADS:-}" ] && [ "${CAKED##*/}" != caked-threads.sh ]; then
+	case $CAKED_THREADS in
+	1|2) ;;
+	*) echo "CAKED_THREADS=$CAKED_THREADS: expected 1 or 2" >&2; exit 99 ;;
+	esac
+	CAKED_BIN=$CAKED
+	CAKED=$top_srcdir/tests/netns/caked-threads.sh
+	export CAKED_BIN CAKED_THREADS
+fi
+: "${CAKED_BIN:=$CAKED}"
 : "${TAPFWD:=$top_builddir/tests/bench/tapfwd}"
 
 NETNS_PFX="ck$$"		# per-run prefix of every namespace

@@ -28,9 +28,12 @@ sigmask()
 }
 
 command -v perl >/dev/null 2>&1 || skip "perl missing"
+# The binary itself (CAKED_BIN): a shell between perl and caked (lib.sh's
+# CAKED_THREADS wrapper) would take the pending SIGHUP. caked -t above
+# already gave the file its threads line.
 perl -MPOSIX -e 'sigprocmask(SIG_BLOCK, POSIX::SigSet->new(SIGHUP)) or die;
     kill("HUP", $$); exec(@ARGV) or die' \
-    ip netns exec "$NS_R" "$CAKED" -c "$FWD_CONF" >"$NETNS_TMP/fwd.log" 2>&1 9>&- &
+    ip netns exec "$NS_R" "$CAKED_BIN" -c "$FWD_CONF" >"$NETNS_TMP/fwd.log" 2>&1 9>&- &
 FWD_PID=$!
 netns_track "$FWD_PID"
 # Wait for main() to run: the process is caked and ignores a signal that

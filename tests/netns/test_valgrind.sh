@@ -12,8 +12,8 @@
 
 netns_init ping iperf3 jq ss valgrind
 netns_require_caked
-grep -q __asan_init "$CAKED" 2>/dev/null &&
-    skip "caked at $CAKED is a sanitizer build (valgrind needs the normal one)"
+grep -q __asan_init "$CAKED_BIN" 2>/dev/null &&
+    skip "caked at $CAKED_BIN is a sanitizer build (valgrind needs the normal one)"
 netns_topo_tap
 netns_iperf_server
 netns_write_conf 20mbit 20mbit
@@ -23,7 +23,7 @@ vglog="$NETNS_TMP/valgrind.log"
 ip netns exec "$NS_R" valgrind --leak-check=full \
     --errors-for-leak-kinds=definite,indirect \
     --show-leak-kinds=definite,indirect --error-exitcode=99 \
-    --log-file="$vglog" "$CAKED" -c "$FWD_CONF" \
+    --log-file="$vglog" "$CAKED_BIN" -c "$FWD_CONF" \
     >"$NETNS_TMP/fwd.log" 2>&1 9>&- &
 FWD_PID=$!
 pid=$FWD_PID

@@ -240,6 +240,9 @@ static const struct metrics_def metrics_table[] = {
 	    "Rate achieved, smoothed (caked only)." },
 	{ M_AR, "load_pct", "autorate_load_ratio", M_PCT,
 	    "Achieved rate over the rate set (caked only)." },
+	{ M_AR, "delivered", "autorate_delivered_bytes_per_second",
+	    M_NEG_NONE, "Rate the bottleneck delivered, while known "
+	    "(caked only)." },
 	{ M_AR, "delay_us", "autorate_delay_seconds", M_US | M_NEG_NONE,
 	    "Path delay over the reflectors' baselines (caked only)." },
 	{ M_AR, "threshold_us", "autorate_threshold_seconds", M_US,

@@ -160,10 +160,10 @@ step_table()
 		    awk -v s="down $d up $u Mbit, base $r ms" '
 			{ v[NR] = $1; if ($1 > 30) n++ }
 			END { if (NR == 0) { print "  " s ": no pings"; exit }
+				i = int(NR * 0.95) + 1; if (i > NR) i = NR
 				printf "  %-28s p50 %6.1f p95 %6.1f max %6.1f" \
 				    " over 30 ms: %d of %d\n", s, v[int(NR / 2) + 1],
-				    v[int(NR * 0.95) + 1 > NR ? NR :
-				    int(NR * 0.95) + 1], v[NR], n + 0, NR }'
+				    v[i], v[NR], n + 0, NR }'
 	done
 }
 

@@ -75,9 +75,10 @@ struct autorate_run {
 	struct event		*ev_read;
 	struct event		*ev_read6;
 	struct event		*ev_tick;
-	struct cake		*cake[CONFIG_DIRS];
+	struct cake		*cake[CONFIG_DIRS];	/* NULL: no engine */
 	autorate_run_changed_fn	*changed;
 	void			*arg;
+	struct autorate_run_hooks hooks;	/* how the engines are read */
 	struct autorate_delay	 delay;		/* indexed by pool position */
 	struct autorate_dir	 dir[CONFIG_DIRS];
 	struct autorate_passive	 passive[CONFIG_DIRS];
@@ -221,13 +222,11 @@ static void
 run_set(struct autorate_run *r, int dir, uint64_t now_ns, uint64_t old_Bps)
 {
 	struct autorate_dir	*d = &r->dir[dir];
-	struct cake_config	 cc;
 	char			 o[32], n[32];
 	int			 rc;
 
-	cake_get_config(r->cake[dir], &cc);
-	cc.rate_Bps = d->rate_Bps;
-	if ((rc = cake_change(r->cake[dir], &cc, now_ns)) != CAKE_OK) {
+	if ((rc = r->hooks.rate(r->hooks.arg, dir, d->rate_Bps, now_ns)) !=
+	    CAKE_OK) {
 		if (r->apply_errors++ == 0)
 			log_warnx("%s: autorate: the engine refused rate %"
 			    PRIu64 " B/s (error %d)", config_dir_name(dir),
@@ -245,8 +244,6 @@ run_set(struct autorate_run *r, int dir, uint64_t now_ns, uint64_t old_Bps)
 	    autorate_signal_name(d->in.signal),
 	    d->delta_ns < 0 ? -1.0 : (double)d->delta_ns / 1e6, d->load_pct,
 	    d->queue_delay_us, d->deliv_valid ? d->deliv_Bps : 0);
-	if (r->changed != NULL)
-		r->changed(r->arg, dir, now_ns);
 }
 
 /* The time between two probe rounds now. */
@@ -267,10 +264,9 @@ run_idle(struct autorate_run *r, uint64_t now_ns)
 	int			i;
 
 	for (i = 0; i < CONFIG_DIRS; i++)
-		if (r->cake[i] != NULL) {
-			cake_get_stats(r->cake[i], &st);
+		if (r->cake[i] != NULL &&
+		    r->hooks.stats(r->hooks.arg, i, &st) == 0)
 			bytes += st.sent_bytes + st.backlog_bytes;
-		}
 	if (bytes != r->traffic_bytes) {
 		r->traffic_bytes = bytes;
 		r->last_traffic_ns = now_ns;
@@ -485,9 +481,9 @@ run_on_tick(evutil_socket_t fd, short what, void *arg)
 	(void)what;
 	run_idle(r, now_ns);
 	for (dir = 0; dir < CONFIG_DIRS; dir++) {
-		if (!r->dir[dir].p.enabled || r->cake[dir] == NULL)
-			continue;
-		cake_get_stats(r->cake[dir], &st);
+		if (!r->dir[dir].p.enabled || r->cake[dir] == NULL ||
+		    r->hooks.stats(r->hooks.arg, dir, &st) == -1)
+			continue;	/* none, or its thread is busy */
 		old = r->dir[dir].rate_Bps;
 		autorate_input_get(&in, &r->delay, run_way(dir),
 		    &r->passive[dir], now_ns);
@@ -504,6 +500,31 @@ run_on_tick(evutil_socket_t fd, short what, void *arg)
 			run_set(r, dir, now_ns, old);
 	}
 	run_round(r, now_ns);
+}
+
+/* The default hooks: the engines themselves, on the caller's thread. */
+static int
+run_cake_stats(void *arg, int dir, struct cake_stats *st)
+{
+	struct autorate_run	*r = arg;
+
+	cake_get_stats(r->cake[dir], st);
+	return 0;
+}
+
+static int
+run_cake_rate(void *arg, int dir, uint64_t rate_Bps, uint64_t now_ns)
+{
+	struct autorate_run	*r = arg;
+	struct cake_config	 cc;
+	int			 rc;
+
+	cake_get_config(r->cake[dir], &cc);
+	cc.rate_Bps = rate_Bps;
+	if ((rc = cake_change(r->cake[dir], &cc, now_ns)) == CAKE_OK &&
+	    r->changed != NULL)
+		r->changed(r->arg, dir, now_ns);
+	return rc;
 }
 
 struct autorate_run *
@@ -524,7 +545,17 @@ autorate_run_create(struct event_base *base, struct autorate_probe *probe,
 	r->arg = arg;
 	for (i = 0; i < CONFIG_DIRS; i++)
 		r->cake[i] = cake[i];
+	r->hooks.stats = run_cake_stats;
+	r->hooks.rate = run_cake_rate;
+	r->hooks.arg = r;
 	return r;
+}
+
+void
+autorate_run_set_hooks(struct autorate_run *r,
+    const struct autorate_run_hooks *h)
+{
+	r->hooks = *h;
 }
 
 /* A read event for fd into *ev, once. */
@@ -624,7 +655,8 @@ autorate_run_apply(struct autorate_run *r, const struct caked_config *cfg)
 		memset(&r->dir[i], 0, sizeof(r->dir[i]));
 		if (!cfg->autorate[i].enabled || r->cake[i] == NULL)
 			continue;
-		cake_get_stats(r->cake[i], &st);
+		if (r->hooks.stats(r->hooks.arg, i, &st) == -1)
+			memset(&st, 0, sizeof(st));	/* busy: from 0 */
 		autorate_dir_init(&r->dir[i], &cfg->autorate[i],
 		    st.sent_bytes, now_ns);
 		on = true;

@@ -52,6 +52,24 @@ struct autorate_run_view {
 };
 
 struct autorate_run;
+struct cake_stats;
+
+/*
+ * How the runner reads and sets the engines. By default it calls the
+ * instances given to autorate_run_create() directly; a daemon whose
+ * engines run on other threads gives hooks that ask those threads.
+ */
+struct autorate_run_hooks {
+	/* dir's counters into *st; -1 if they cannot be had now (busy). */
+	int	(*stats)(void *arg, int dir, struct cake_stats *st);
+	/*
+	 * Sets dir's rate live; returns CAKE_OK or the engine's error (or
+	 * -1: busy). On success the departure timers are re-armed.
+	 */
+	int	(*rate)(void *arg, int dir, uint64_t rate_Bps,
+		    uint64_t now_ns);
+	void	*arg;
+};
 
 /*
  * Creates the runner on base. probe: the socket opened before privileges
@@ -61,6 +79,9 @@ struct autorate_run;
 struct autorate_run	*autorate_run_create(struct event_base *base,
 			    struct autorate_probe *probe, struct cake *cake[2],
 			    autorate_run_changed_fn *fn, void *arg);
+/* Replaces the default hooks (the changed callback is then unused). */
+void		 autorate_run_set_hooks(struct autorate_run *r,
+		    const struct autorate_run_hooks *h);
 /* Starts (again) from cfg's autorate settings: on start and reload. */
 int		 autorate_run_apply(struct autorate_run *r,
 		    const struct caked_config *cfg);

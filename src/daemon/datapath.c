@@ -53,6 +53,7 @@
 #include "daemon/pool.h"
 #include "daemon/tun.h"
 #include "daemon/vnet.h"
+#include "daemon/ring.h"
 #include "engine/tsrtt.h"
 
 #define DATAPATH_SCRATCH_BYTES	65536	/* longer than any TUN/TAP frame */
@@ -64,7 +65,8 @@ enum datapath_write {
 };
 
 /* Where frames go when the pool is empty; their content is never used. */
-static uint8_t	datapath_scratch[DATAPATH_SCRATCH_BYTES];
+/* One per thread: each direction may run on its own (threads = 2). */
+static _Thread_local uint8_t datapath_scratch[DATAPATH_SCRATCH_BYTES];
 
 void
 datapath_init(struct datapath *dp, const char *name, int in_fd, int out_fd,
@@ -144,6 +146,37 @@ datapath_set_tsrtt(struct datapath *dp, struct tsrtt *ts, bool from_lan)
 	dp->ts_from_lan = from_lan;
 }
 
+void
+datapath_set_tsrtt_ring(struct datapath *dp, struct ring *ring,
+    bool from_lan)
+{
+	dp->ts_ring = ring;
+	dp->ts_from_lan = from_lan;
+}
+
+/* A frame at ev: into the table, or as a segment into the ring. */
+static void
+datapath_ts(struct datapath *dp, enum tsrtt_event ev,
+    const struct cake_pkt *pkt, uint64_t now_ns)
+{
+	struct datapath_seg	it;
+
+	if (dp->ts != NULL) {
+		tsrtt_frame(dp->ts, ev, pkt->data, pkt->len, &pkt->meta,
+		    now_ns);
+		return;
+	}
+	if (!tsrtt_parse_counted(&dp->ts_parse, ev, pkt->data, pkt->len,
+	    &pkt->meta, &it.seg))
+		return;
+	it.now_ns = now_ns;
+	it.ev = (int)ev;
+	it.no_timestamp = dp->ts_parse.no_timestamp;
+	it.bad_option = dp->ts_parse.bad_option;
+	if (!ring_push(dp->ts_ring, &it))
+		dp->ts_ring_drops++;
+}
+
 /*
  * A frame leaves caked's queue: the passive delay takes its TSval here,
  * after caked's own queueing, so that it times the path beyond caked.
@@ -154,13 +187,12 @@ datapath_departs(struct datapath *dp, struct cake_pkt *const run[],
 {
 	unsigned int	i;
 
-	if (dp->ts == NULL)
+	if (dp->ts == NULL && dp->ts_ring == NULL)
 		return;
 	for (i = 0; i < n; i++)
 		if (run[i]->meta_valid)
-			tsrtt_frame(dp->ts, dp->ts_from_lan ?
-			    TSRTT_WAN_DEPART : TSRTT_LAN_DEPART, run[i]->data,
-			    run[i]->len, &run[i]->meta, now_ns);
+			datapath_ts(dp, dp->ts_from_lan ? TSRTT_WAN_DEPART :
+			    TSRTT_LAN_DEPART, run[i], now_ns);
 }
 
 void
@@ -295,9 +327,9 @@ datapath_enqueue(struct datapath *dp, struct cake_pkt *pkt, uint32_t len,
 	datapath_count_kind(dp, &pkt->meta);
 	datapath_check_mtu(dp, pkt, len, now_ns);
 	/* Before caked's queue: an echo's arrival ends a round trip. */
-	if (dp->ts != NULL)
-		tsrtt_frame(dp->ts, dp->ts_from_lan ? TSRTT_LAN_ARRIVE :
-		    TSRTT_WAN_ARRIVE, pkt->data, len, &pkt->meta, now_ns);
+	if (dp->ts != NULL || dp->ts_ring != NULL)
+		datapath_ts(dp, dp->ts_from_lan ? TSRTT_LAN_ARRIVE :
+		    TSRTT_WAN_ARRIVE, pkt, now_ns);
 	if (dp->nat != NULL)
 		conntrack_classify(dp->nat, pkt, dp->nat_inbound,
 		    dp->nat_cfg->nat, dp->nat_cfg->fwmark_mask != 0, now_ns);
@@ -359,10 +391,12 @@ datapath_set_hot(struct datapath *dp, int fd, bool hot, uint64_t now_ns)
 		if (dp->in_fds[q] != fd)
 			continue;
 		if (hot) {
-			dp->in_hot |= 1U << q;
+			atomic_fetch_or_explicit(&dp->in_hot, 1U << q,
+			    memory_order_relaxed);
 			dp->in_hot_ns[q] = now_ns;
 		} else if (now_ns - dp->in_hot_ns[q] > DATAPATH_BUSY_HOLD_NS)
-			dp->in_hot &= ~(1U << q);
+			atomic_fetch_and_explicit(&dp->in_hot, ~(1U << q),
+			    memory_order_relaxed);
 		return;
 	}
 }
@@ -425,12 +459,15 @@ static unsigned int
 datapath_quiet_queue(const struct datapath *dp, unsigned int q)
 {
 	unsigned int	i, c;
+	uint32_t	hot;
 
-	if (dp->out_hot == NULL || !(*dp->out_hot & 1U << q))
+	/* A stale bit only moves a flow a turn late. */
+	if (dp->out_hot == NULL || !((hot = atomic_load_explicit(dp->out_hot,
+	    memory_order_relaxed)) & 1U << q))
 		return q;
 	for (i = 1; i < dp->out_queues; i++) {
 		c = (q + i) % dp->out_queues;
-		if (!(*dp->out_hot & 1U << c))
+		if (!(hot & 1U << c))
 			return c;
 	}
 	return q;	/* all busy: stay */

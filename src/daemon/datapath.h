@@ -6,6 +6,7 @@
 #ifndef CAKED_DAEMON_DATAPATH_H
 #define CAKED_DAEMON_DATAPATH_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -13,6 +14,7 @@
 #include "daemon/hostacct.h"
 #include "daemon/log.h"
 #include "daemon/tun.h"
+#include "engine/tsrtt.h"
 
 #define DATAPATH_RX_BATCH	64	/* frames read per queue per wakeup */
 #define DATAPATH_RX_CHUNK	8	/* frames read per pool visit */
@@ -25,6 +27,7 @@ struct conntrack;
 struct group;
 struct json_writer;
 struct pool;
+struct ring;
 struct tsrtt;
 
 enum datapath_status {
@@ -63,11 +66,13 @@ struct datapath {
 	int			 out_fds[TUN_QUEUES_MAX];
 	unsigned int		 out_queues;
 	unsigned int		 held_queue;	/* out queue the held wait on */
-	uint32_t		 in_hot;	/* bit q: queue q had more than
+	_Atomic uint32_t	 in_hot;	/* bit q: queue q had more than
 						 * a batch waiting, within
-						 * DATAPATH_BUSY_HOLD_NS */
+						 * DATAPATH_BUSY_HOLD_NS (read
+						 * by the other direction's
+						 * thread: relaxed) */
 	uint64_t		 in_hot_ns[TUN_QUEUES_MAX];	/* when */
-	const uint32_t		*out_hot;	/* the other direction's in_hot:
+	const _Atomic uint32_t	*out_hot;	/* the other direction's in_hot:
 						 * busy queues of the egress
 						 * device; NULL: unknown */
 	enum cake_link		 link;
@@ -95,6 +100,19 @@ struct datapath {
 	struct hostacct		 hosts;		/* sent and dropped per host */
 	struct tsrtt		*ts;		/* passive delay; NULL: none */
 	bool			 ts_from_lan;	/* frames come from the LAN */
+	struct ring		*ts_ring;	/* instead of ts: segments to
+						 * the thread owning the table */
+	struct tsrtt_counters	 ts_parse;	/* its parse counters */
+	uint64_t		 ts_ring_drops;	/* the ring was full */
+};
+
+/* A TCP segment with a timestamp, passed to the thread owning tsrtt. */
+struct datapath_seg {
+	struct tsrtt_seg	seg;
+	uint64_t		now_ns;
+	uint64_t		no_timestamp;	/* ts_parse's, cumulative */
+	uint64_t		bad_option;
+	int			ev;		/* enum tsrtt_event */
 };
 
 void		datapath_init(struct datapath *dp, const char *name, int in_fd,
@@ -118,6 +136,13 @@ void		datapath_set_conntrack(struct datapath *dp,
  * leaves caked's queue; from_lan: this is the upload direction.
  */
 void		datapath_set_tsrtt(struct datapath *dp, struct tsrtt *ts,
+		    bool from_lan);
+/*
+ * The same, but each TCP segment with a timestamp goes into ring (items:
+ * struct datapath_seg) for the thread that owns the table; a full ring
+ * drops it, counted in ts_ring_drops.
+ */
+void		datapath_set_tsrtt_ring(struct datapath *dp, struct ring *ring,
 		    bool from_lan);
 /* The largest packet (bytes from the IP header) the read buffers hold. */
 uint32_t	datapath_max_packet(const struct datapath *dp);

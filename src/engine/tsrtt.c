@@ -135,6 +135,14 @@ bool
 tsrtt_parse(struct tsrtt *t, enum tsrtt_event ev, const uint8_t *data,
     uint32_t len, const struct cake_pkt_meta *m, struct tsrtt_seg *s)
 {
+	return tsrtt_parse_counted(&t->c, ev, data, len, m, s);
+}
+
+bool
+tsrtt_parse_counted(struct tsrtt_counters *c, enum tsrtt_event ev,
+    const uint8_t *data, uint32_t len, const struct cake_pkt_meta *m,
+    struct tsrtt_seg *s)
+{
 	const struct cake_tuple	*k = &m->tuple;
 	const uint8_t		*th;
 	uint32_t		 hdr;
@@ -146,9 +154,9 @@ tsrtt_parse(struct tsrtt *t, enum tsrtt_event ev, const uint8_t *data,
 	if ((rc = tsrtt_options(th + TSRTT_TCP_MIN, hdr - TSRTT_TCP_MIN,
 	    s)) != 1) {
 		if (rc == -1)
-			t->c.bad_option++;
+			c->bad_option++;
 		else
-			t->c.no_timestamp++;
+			c->no_timestamp++;
 		return false;
 	}
 	memcpy(s->lan, tsrtt_from_lan(ev) ? k->src : k->dst, 16);

@@ -185,6 +185,10 @@ void	tsrtt_init(struct tsrtt *t);
  */
 bool	tsrtt_parse(struct tsrtt *t, enum tsrtt_event ev, const uint8_t *data,
 	    uint32_t len, const struct cake_pkt_meta *m, struct tsrtt_seg *s);
+/* The same, counting what it skips in c (a table on another thread). */
+bool	tsrtt_parse_counted(struct tsrtt_counters *c, enum tsrtt_event ev,
+	    const uint8_t *data, uint32_t len, const struct cake_pkt_meta *m,
+	    struct tsrtt_seg *s);
 /* One segment seen at ev at now_ns. */
 void	tsrtt_segment(struct tsrtt *t, enum tsrtt_event ev,
 	    const struct tsrtt_seg *s, uint64_t now_ns);

@@ -716,7 +716,8 @@ flows_move_off_a_busy_queue(void **state)
 {
 	struct mq_seen	m[2];
 	struct rig	r;
-	uint32_t	seq, hot = 0, before[2];
+	uint32_t	seq, before[2];
+	_Atomic uint32_t hot = 0;
 
 	(void)state;
 	rig_init(&r, false, 0);

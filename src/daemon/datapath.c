@@ -729,6 +729,8 @@ datapath_json(const struct datapath *dp, struct json_writer *w,
 	json_uint(w, "tx_coalesced", st->tx_coalesced);
 	json_uint(w, "tx_errors", st->tx_errors);
 	json_uint(w, "too_big", st->too_big);
+	if (dp->ts_ring != NULL)	/* threads = 2: passive delay samples */
+		json_uint(w, "rtt_samples_dropped", dp->ts_ring_drops);
 	json_object_begin(w, "drops");
 	json_uint(w, "aqm", st->drops[CAKE_DROP_AQM]);
 	json_uint(w, "overlimit", st->drops[CAKE_DROP_OVERLIMIT]);

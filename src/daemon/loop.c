@@ -26,7 +26,10 @@
 #include <sys/prctl.h>
 
 #include <errno.h>
+#include <limits.h>
+#include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -49,10 +52,13 @@
 #include "daemon/ctlsock.h"
 #include "daemon/datapath.h"
 #include "daemon/httpd.h"
+#include "daemon/inbox.h"
 #include "daemon/log.h"
 #include "daemon/loop.h"
 #include "daemon/notify.h"
 #include "daemon/passive.h"
+#include "daemon/reply.h"
+#include "daemon/ring.h"
 #include "daemon/service.h"
 #include "daemon/timer.h"
 #include "daemon/tun.h"
@@ -61,11 +67,33 @@
 #define LOOP_TIMER_SLACK_NS	1	/* wake close to deadlines */
 #define LOOP_TICK_NS		200000	/* period while deadlines crowd */
 #define LOOP_MTU_POLL_S		1	/* devices' MTU read this often */
+#define LOOP_CALL_TIMEOUT_NS	500000000ULL	/* a packet thread answers */
+#define LOOP_INBOX_SLOTS	64	/* messages waiting for a thread */
+#define LOOP_TS_SLOTS		16384	/* TCP segments waiting for main */
+#define LOOP_TS_DRAIN_US	10000	/* main takes them this often */
+#define LOOP_BUSY		INT_MIN	/* a packet thread did not answer */
 
 static const int loop_signals[] = { SIGTERM, SIGINT, SIGHUP, SIGUSR1 };
 #define LOOP_SIGNALS	(sizeof(loop_signals) / sizeof(loop_signals[0]))
 
 struct loop_pkt;
+
+/* Work main gives a packet thread; it runs there (see loop_call()). */
+typedef void	loop_call_fn(struct loop_pkt *p, void *arg);
+
+enum loop_msg_kind {
+	LOOP_MSG_CALL,		/* main -> thread: run fn(arg), answer seq */
+	LOOP_MSG_STOP,		/* main -> thread: leave the loop */
+	LOOP_MSG_EXIT,		/* thread -> main: stop caked with code */
+};
+
+struct loop_msg {
+	int		 kind;
+	int		 code;		/* LOOP_MSG_EXIT */
+	uint64_t	 seq;		/* LOOP_MSG_CALL: reply_begin()'s */
+	loop_call_fn	*fn;
+	void		*arg;
+};
 
 struct loop_dir {
 	struct loop	*loop;
@@ -89,7 +117,19 @@ struct loop_pkt {
 	int			 timer_fd;
 	uint64_t		 armed_ns;	/* CAKE_TIME_NEVER: disarmed */
 	bool			 ticking;	/* periodic, see loop_tick() */
-	uint64_t		 timer_spins;	/* see LOOP_SPIN_NS */
+	_Atomic uint64_t	 timer_spins;	/* see LOOP_SPIN_NS */
+	/* threads = 2: the loop runs on a thread of its own. */
+	bool			 threaded;
+	bool			 started;	/* thread is running */
+	pthread_t		 thread;
+	struct inbox		*inbox;		/* main -> thread */
+	struct inbox		*outbox;	/* thread -> main */
+	struct event		*ev_inbox;	/* on base */
+	struct event		*ev_outbox;	/* on the main base */
+	struct reply		 reply;		/* loop_call()'s answers */
+	bool			 reply_ok;	/* reply initialised */
+	struct ring		*ts_ring;	/* TCP segments, to main */
+	uint64_t		 busy;		/* calls not answered in time */
 };
 
 struct loop {
@@ -116,6 +156,13 @@ struct loop {
 	struct tsrtt		*ts;		/* passive delay, both ways */
 	uint64_t		 passive_ns;	/* last handed to autorate */
 	struct service		*svc;		/* watchdog and STATUS= */
+	char			 dev[CONFIG_DIRS][IFNAMSIZ];	/* lan, wan */
+	/* threads = 2: the segments the packet threads pass to main */
+	struct event		*ev_ts;
+	struct datapath_seg	 ts_head[CONFIG_DIRS];	/* taken, not fed */
+	bool			 ts_have[CONFIG_DIRS];
+	uint64_t		 ts_no_timestamp[CONFIG_DIRS];
+	uint64_t		 ts_bad_option[CONFIG_DIRS];
 };
 
 static void
@@ -127,9 +174,27 @@ loop_stop(struct loop *l, int code)
 	event_base_loopbreak(l->base);
 }
 
+/*
+ * A packet loop must stop caked: on a thread of its own it leaves its
+ * loop and tells main, which stops the rest (and exits with code).
+ */
+static void
+loop_pkt_stop(struct loop_pkt *p, int code)
+{
+	struct loop_msg	m = { .kind = LOOP_MSG_EXIT, .code = code };
+
+	if (!p->threaded) {
+		loop_stop(p->loop, code);
+		return;
+	}
+	if (inbox_post(p->outbox, &m) == -1)
+		log_warn("packet thread: cannot tell main to stop");
+	event_base_loopbreak(p->base);
+}
+
 /* Acts on a datapath status; returns 0 if the loop goes on. */
 static int
-loop_status(struct loop *l, struct loop_dir *d, int status)
+loop_status(struct loop_dir *d, int status)
 {
 	struct event	*ev = d->ev_write[d->dp.held_queue];
 
@@ -139,7 +204,7 @@ loop_status(struct loop *l, struct loop_dir *d, int status)
 		return 0;
 	errno = d->dp.gone_errno;
 	log_warn("%s: device gone, stopping", d->dp.name);
-	loop_stop(l, LOOP_EXIT_DEVICE);
+	loop_pkt_stop(d->pkt, LOOP_EXIT_DEVICE);
 	return -1;
 }
 
@@ -160,7 +225,7 @@ loop_tick(struct loop_pkt *p, uint64_t now_ns, uint64_t next)
 		return true;
 	if (timer_tick_ns(p->timer_fd, next, LOOP_TICK_NS) == -1) {
 		log_warn("timer tick");
-		loop_stop(p->loop, LOOP_EXIT_FAILURE);
+		loop_pkt_stop(p, LOOP_EXIT_FAILURE);
 	}
 	p->ticking = true;
 	p->armed_ns = next;
@@ -184,7 +249,8 @@ loop_schedule(struct loop_pkt *p, uint64_t now_ns)
 	/* An engine that asks for "now" but sent nothing must not spin us. */
 	if (next != CAKE_TIME_NEVER && next <= now_ns && sent == 0) {
 		next = now_ns + LOOP_SPIN_NS;
-		p->timer_spins++;
+		atomic_fetch_add_explicit(&p->timer_spins, 1,
+		    memory_order_relaxed);
 	}
 	if (next == p->armed_ns)
 		return;
@@ -195,7 +261,7 @@ loop_schedule(struct loop_pkt *p, uint64_t now_ns)
 			log_warn("timer disarm");
 	} else if (timer_arm_ns(p->timer_fd, next) == -1) {
 		log_warn("timer arm");
-		loop_stop(p->loop, LOOP_EXIT_FAILURE);
+		loop_pkt_stop(p, LOOP_EXIT_FAILURE);
 	}
 	p->armed_ns = next;
 }
@@ -217,24 +283,15 @@ loop_service(struct loop_pkt *p, uint64_t now_ns)
 		if (d->dp.held != NULL || datapath_next_ns(&d->dp, now_ns) >
 		    now_ns + d->dp.horizon_ns)
 			continue;
-		if (loop_status(l, d, datapath_send(&d->dp, now_ns)) == -1)
+		if (loop_status(d, datapath_send(&d->dp, now_ns)) == -1)
 			return;
 	}
 	loop_schedule(p, now_ns);
 	for (i = 0; i < p->ndirs; i++)
 		p->dir[i]->dp.last_tx = 0;
-	if (l->setup.cfg->autorate_passive)
+	/* On a thread, main feeds the table (loop_on_ts()). */
+	if (!p->threaded && l->setup.cfg->autorate_passive)
 		passive_autorate(l->ts, l->ar, &l->passive_ns, now_ns);
-}
-
-/* Every packet loop, after a change that may move departures earlier. */
-static void
-loop_service_all(struct loop *l, uint64_t now_ns)
-{
-	unsigned int	i;
-
-	for (i = 0; i < l->npkt; i++)
-		loop_service(&l->pkt[i], now_ns);
 }
 
 /* The timer spins of every packet loop. */
@@ -245,7 +302,8 @@ loop_timer_spins(const struct loop *l)
 	unsigned int	i;
 
 	for (i = 0; i < l->npkt; i++)
-		n += l->pkt[i].timer_spins;
+		n += atomic_load_explicit(&l->pkt[i].timer_spins,
+		    memory_order_relaxed);
 	return n;
 }
 
@@ -256,8 +314,7 @@ loop_on_read(evutil_socket_t fd, short what, void *arg)
 	uint64_t	 now_ns = timer_now_ns();
 
 	(void)what;
-	if (loop_status(d->loop, d, datapath_read_fd(&d->dp, fd, now_ns)) ==
-	    0)
+	if (loop_status(d, datapath_read_fd(&d->dp, fd, now_ns)) == 0)
 		loop_service(d->pkt, now_ns);
 }
 
@@ -269,7 +326,7 @@ loop_on_write(evutil_socket_t fd, short what, void *arg)
 
 	(void)fd;
 	(void)what;
-	if (loop_status(d->loop, d, datapath_send(&d->dp, now_ns)) == 0)
+	if (loop_status(d, datapath_send(&d->dp, now_ns)) == 0)
 		loop_service(d->pkt, now_ns);
 }
 
@@ -289,15 +346,169 @@ loop_on_timer(evutil_socket_t fd, short what, void *arg)
 	loop_service(p, timer_now_ns());
 }
 
+/* ---- work on a packet thread -------------------------------------------- */
+
+/*
+ * Runs fn(p, arg) where p's packets move: here with threads = 1; with
+ * threads = 2 on p's thread, between two of its wakeups, while main waits
+ * (at most LOOP_CALL_TIMEOUT_NS). arg lives on main's stack: an answer
+ * after main gave up is refused (reply.c), so nothing writes into it
+ * late. 0, or -1 when the thread did not answer (busy).
+ */
+static int
+loop_call(struct loop_pkt *p, loop_call_fn *fn, void *arg)
+{
+	struct loop_msg	m = { .kind = LOOP_MSG_CALL, .fn = fn, .arg = arg };
+
+	if (!p->threaded) {
+		fn(p, arg);
+		return 0;
+	}
+	m.seq = reply_begin(&p->reply);
+	if (inbox_post(p->inbox, &m) == -1) {
+		(void)reply_wait(&p->reply, m.seq, 0);	/* closes it */
+		p->busy++;
+		return -1;
+	}
+	if (!reply_wait(&p->reply, m.seq, LOOP_CALL_TIMEOUT_NS)) {
+		p->busy++;
+		return -1;
+	}
+	return 0;
+}
+
+/* The packet thread's side: main's messages, between wakeups. */
+static void
+loop_on_inbox(evutil_socket_t fd, short what, void *arg)
+{
+	struct loop_pkt	*p = arg;
+	struct loop_msg	 m;
+
+	(void)fd;
+	(void)what;
+	inbox_ack(p->inbox);
+	while (inbox_take(p->inbox, &m)) {
+		if (m.kind == LOOP_MSG_STOP) {
+			event_base_loopbreak(p->base);
+			continue;
+		}
+		if (m.kind != LOOP_MSG_CALL || !reply_claim(&p->reply, m.seq))
+			continue;	/* main gave up: write nothing */
+		m.fn(p, m.arg);
+		reply_done(&p->reply, m.seq);
+	}
+}
+
+/* Main's side: a packet thread asks caked to stop. */
+static void
+loop_on_outbox(evutil_socket_t fd, short what, void *arg)
+{
+	struct loop_pkt	*p = arg;
+	struct loop_msg	 m;
+
+	(void)fd;
+	(void)what;
+	inbox_ack(p->outbox);
+	while (inbox_take(p->outbox, &m))
+		if (m.kind == LOOP_MSG_EXIT)
+			loop_stop(p->loop, m.code);
+}
+
+/* What a snapshot asks of a direction's engines (NULL: not that). */
+struct loop_snap {
+	struct group		*g;
+	struct cake_stats	*st;
+	struct cake_config	*cfg;
+	struct cake_flow_stats	*flows;
+	unsigned int		 max;
+	unsigned int		 got;
+};
+
+static void
+loop_snap_fn(struct loop_pkt *p, void *arg)
+{
+	struct loop_snap	*s = arg;
+
+	(void)p;
+	if (s->st != NULL)
+		group_get_stats(s->g, s->st);
+	if (s->cfg != NULL)
+		group_get_config(s->g, s->cfg);
+	if (s->flows != NULL)
+		s->got = group_get_flows(s->g, s->flows, s->max);
+}
+
+/* A consistent copy of direction dir's engines; -1: none, or busy. */
+static int
+loop_snapshot(struct loop *l, int dir, struct loop_snap *s)
+{
+	if (dir < 0 || dir >= CONFIG_DIRS || l->setup.group[dir] == NULL)
+		return -1;
+	s->g = l->setup.group[dir];
+	return loop_call(l->dir[dir].pkt, loop_snap_fn, s);
+}
+
+struct loop_change {
+	struct loop_dir			*d;
+	struct group			*g;
+	const struct cake_config	*cfg;
+	uint64_t			 now_ns;
+	int				 rc;
+};
+
+/* As tc change; packets of tins that went away come back as drops. */
+static void
+loop_change_fn(struct loop_pkt *p, void *arg)
+{
+	struct loop_change	*c = arg;
+
+	if ((c->rc = group_change(c->g, c->cfg, c->now_ns)) != CAKE_OK)
+		return;
+	datapath_reap(&c->d->dp);
+	loop_service(p, timer_now_ns());
+}
+
+/* group_change() on dir's thread: its result, or LOOP_BUSY. */
+static int
+loop_change(struct loop *l, int dir, const struct cake_config *cfg,
+    uint64_t now_ns)
+{
+	struct loop_change	c = { &l->dir[dir], l->setup.group[dir], cfg,
+				    now_ns, CAKE_OK };
+
+	if (loop_call(l->dir[dir].pkt, loop_change_fn, &c) == -1)
+		return LOOP_BUSY;
+	return c.rc;
+}
+
+struct loop_set64 {
+	uint64_t	*dst;
+	uint64_t	 v;
+};
+
+static void
+loop_set64_fn(struct loop_pkt *p, void *arg)
+{
+	struct loop_set64	*s = arg;
+
+	(void)p;
+	*s->dst = s->v;
+}
+
 /* [general] departure-horizon, at start and on each reload. */
 static void
 loop_horizon(struct loop *l)
 {
-	int	i;
+	struct loop_set64	s;
+	int			i;
 
-	for (i = 0; i < CONFIG_DIRS; i++)
-		l->dir[i].dp.horizon_ns =
-		    (uint64_t)l->setup.cfg->horizon_us * 1000;
+	for (i = 0; i < CONFIG_DIRS; i++) {
+		s.dst = &l->dir[i].dp.horizon_ns;
+		s.v = (uint64_t)l->setup.cfg->horizon_us * 1000;
+		if (loop_call(l->dir[i].pkt, loop_set64_fn, &s) == -1)
+			log_warnx("%s: busy, departure-horizon not changed",
+			    config_dir_name(i));
+	}
 }
 
 /*
@@ -339,19 +550,36 @@ loop_nat(struct loop *l, const struct caked_config *cfg)
  * it follows; a change is logged, with a warning if the direction coming
  * in through it cannot hold such packets.
  */
+struct loop_mtu {
+	struct datapath	*dp;
+	const char	*dev;
+	uint32_t	 mtu;
+};
+
+static void
+loop_mtu_fn(struct loop_pkt *p, void *arg)
+{
+	struct loop_mtu	*m = arg;
+
+	(void)p;
+	m->dp->out_dev = m->dev;
+	m->dp->out_mtu = m->mtu;
+}
+
 static void
 loop_mtu_set(struct loop *l, int i, uint32_t mtu)
 {
 	bool		 lan = i == 0;
-	const char	*dev = lan ? l->setup.cfg->lan : l->setup.cfg->wan;
+	const char	*dev = l->dev[i];
 	struct loop_dir	*in = &l->dir[lan ? CONFIG_UPLOAD : CONFIG_DOWNLOAD];
 	struct loop_dir	*out = &l->dir[lan ? CONFIG_DOWNLOAD : CONFIG_UPLOAD];
 	uint32_t	 max = datapath_max_packet(&in->dp);
+	struct loop_mtu	 m = { &out->dp, dev, mtu };
 
-	out->dp.out_dev = dev;
-	out->dp.out_mtu = mtu;
 	if (mtu == l->dev_mtu[i])
 		return;
+	if (loop_call(out->pkt, loop_mtu_fn, &m) == -1)
+		return;		/* busy: the next poll tries again */
 	if (l->dev_mtu[i] != 0)
 		log_info("%s: device mtu %u (was %u)", dev, mtu,
 		    l->dev_mtu[i]);
@@ -374,22 +602,67 @@ loop_on_mtu(evutil_socket_t fd, short what, void *arg)
 	(void)fd;
 	(void)what;
 	for (i = 0; i < CONFIG_DIRS; i++) {
-		dev = i == 0 ? l->setup.cfg->lan : l->setup.cfg->wan;
+		dev = l->dev[i];
 		if (tun_get_mtu(dev, &mtu) == 0)
 			loop_mtu_set(l, i, mtu);
 	}
 }
 
-/* autorate applied a new rate: the next departure may be earlier. */
+/* autorate's engine: direction dir's worker 0, where it runs. */
+struct loop_ar {
+	struct cake		*cake;
+	struct cake_stats	*st;
+	uint64_t		 rate_Bps;
+	uint64_t		 now_ns;
+	int			 rc;
+};
+
 static void
-loop_ar_changed(void *arg, int dir, uint64_t now_ns)
+loop_ar_stats_fn(struct loop_pkt *p, void *arg)
+{
+	struct loop_ar	*a = arg;
+
+	(void)p;
+	cake_get_stats(a->cake, a->st);
+}
+
+static int
+loop_ar_stats(void *arg, int dir, struct cake_stats *st)
 {
 	struct loop	*l = arg;
+	struct loop_ar	 a = { .st = st };
 
-	if (dir >= 0 && dir < CONFIG_DIRS && l->dir[dir].pkt != NULL)
-		loop_service(l->dir[dir].pkt, now_ns);
-	else
-		loop_service_all(l, now_ns);
+	if (dir < 0 || dir >= CONFIG_DIRS ||
+	    (a.cake = l->setup.cake[dir]) == NULL)
+		return -1;
+	return loop_call(l->dir[dir].pkt, loop_ar_stats_fn, &a);
+}
+
+/* A new rate: the next departure may be earlier. */
+static void
+loop_ar_rate_fn(struct loop_pkt *p, void *arg)
+{
+	struct loop_ar		*a = arg;
+	struct cake_config	 cc;
+
+	cake_get_config(a->cake, &cc);
+	cc.rate_Bps = a->rate_Bps;
+	if ((a->rc = cake_change(a->cake, &cc, a->now_ns)) == CAKE_OK)
+		loop_service(p, timer_now_ns());
+}
+
+static int
+loop_ar_rate(void *arg, int dir, uint64_t rate_Bps, uint64_t now_ns)
+{
+	struct loop	*l = arg;
+	struct loop_ar	 a = { .rate_Bps = rate_Bps, .now_ns = now_ns };
+
+	if (dir < 0 || dir >= CONFIG_DIRS ||
+	    (a.cake = l->setup.cake[dir]) == NULL)
+		return CAKE_ERR_INVAL;
+	if (loop_call(l->dir[dir].pkt, loop_ar_rate_fn, &a) == -1)
+		return LOOP_BUSY;
+	return a.rc;
 }
 
 static int
@@ -399,17 +672,17 @@ loop_apply(struct loop *l, const struct caked_config *new)
 	int		i, err;
 
 	for (i = 0; i < CONFIG_DIRS; i++) {
-		if ((err = group_change(l->setup.group[i], &new->cake[i],
-		    now_ns)) != CAKE_OK) {
+		if ((err = loop_change(l, i, &new->cake[i], now_ns)) ==
+		    LOOP_BUSY) {
+			log_warnx("%s: packet thread busy, options not "
+			    "applied", config_dir_name(i));
+			return -1;
+		} else if (err != CAKE_OK) {
 			log_warnx("%s: engine refused the new options: %s",
 			    config_dir_name(i), cake_strerror(err));
 			return -1;
 		}
 	}
-	/* Packets of tins that went away come back as drops now. */
-	for (i = 0; i < CONFIG_DIRS; i++)
-		datapath_reap(&l->dir[i].dp);
-	loop_service_all(l, now_ns);
 	return 0;
 }
 
@@ -501,12 +774,12 @@ static int
 loop_hosts(struct loop *l)
 {
 	struct ctlcmd_scratch	*s = &l->ctl_scratch;
-	unsigned int		 n;
+	struct loop_snap	 snap = { .flows = s->flows, .max = s->max };
 
-	if (s->flows == NULL || l->setup.group[CONFIG_UPLOAD] == NULL)
+	if (s->flows == NULL || loop_snapshot(l, CONFIG_UPLOAD, &snap) == -1)
 		return -1;
-	n = group_get_flows(l->setup.group[CONFIG_UPLOAD], s->flows, s->max);
-	return (int)ctlcmd_hosts_count(s->flows, n, CONFIG_UPLOAD, s->hosts);
+	return (int)ctlcmd_hosts_count(s->flows, snap.got, CONFIG_UPLOAD,
+	    s->hosts);
 }
 
 /* "upload 20Mbit (autorate 17.9Mbit), download 100Mbit, 3 hosts" */
@@ -515,14 +788,14 @@ loop_status_line(void *arg, char *buf, size_t len)
 {
 	struct loop		*l = arg;
 	struct cake_config	 cc;
+	struct loop_snap	 snap = { .cfg = &cc };
 	char			 set[32], now[32];
 	size_t			 pos = 0;
 	int			 i, n, hosts;
 
 	for (i = 0; i < CONFIG_DIRS && pos < len; i++) {
-		if (l->setup.group[i] == NULL)
+		if (loop_snapshot(l, i, &snap) == -1)
 			continue;
-		group_get_config(l->setup.group[i], &cc);
 		loop_rate(l->setup.cfg->cake[i].rate_Bps, set, sizeof(set));
 		loop_rate(cc.rate_Bps, now, sizeof(now));
 		if (cc.rate_Bps != l->setup.cfg->cake[i].rate_Bps ||
@@ -548,13 +821,9 @@ static int
 loop_ctl_snapshot(void *arg, int dir, struct cake_stats *st,
     struct cake_config *cfg)
 {
-	struct loop	*l = arg;
+	struct loop_snap	snap = { .st = st, .cfg = cfg };
 
-	if (dir < 0 || dir >= CONFIG_DIRS || l->setup.group[dir] == NULL)
-		return -1;
-	group_get_stats(l->setup.group[dir], st);
-	group_get_config(l->setup.group[dir], cfg);
-	return 0;
+	return loop_snapshot(arg, dir, &snap);
 }
 
 /* As tc change: applied live, queued packets kept (until the next reload). */
@@ -570,8 +839,16 @@ loop_ctl_change(void *arg, int dir, const struct cake_config *cfg,
 		return -1;
 	if (keywords_check_floors(cfg, l->setup.cfg->mtu, err, errlen) == -1)
 		return -1;
-	if ((rc = group_change(l->setup.group[dir], cfg, now_ns)) ==
-	    CAKE_ERR_QUEUES) {
+	if (l->npkt > 1 && (cfg->nat || cfg->fwmark_mask != 0)) {
+		(void)snprintf(err, errlen, "nat and fwmark need threads = 1 "
+		    "in this version");
+		return -1;
+	}
+	if ((rc = loop_change(l, dir, cfg, now_ns)) == LOOP_BUSY) {
+		(void)snprintf(err, errlen, "busy: the %s thread did not "
+		    "answer, not changed", config_dir_name(dir));
+		return -1;
+	} else if (rc == CAKE_ERR_QUEUES) {
 		(void)snprintf(err, errlen, "queues cannot change while caked "
 		    "runs (it sizes the flow tables): set it in the "
 		    "configuration file and restart caked");
@@ -584,8 +861,6 @@ loop_ctl_change(void *arg, int dir, const struct cake_config *cfg,
 	l->setup.cfg->cake[dir] = *cfg;
 	loop_nat(l, l->setup.cfg);
 	autorate_run_rate_set(l->ar, dir, cfg->rate_Bps);
-	datapath_reap(&l->dir[dir].dp);	/* packets of tins that went away */
-	loop_service(l->dir[dir].pkt, now_ns);
 	return 0;
 }
 
@@ -607,11 +882,11 @@ static int
 loop_ctl_flows(void *arg, int dir, struct cake_flow_stats *out,
     unsigned int max)
 {
-	struct loop	*l = arg;
+	struct loop_snap	snap = { .flows = out, .max = max };
 
-	if (dir < 0 || dir >= CONFIG_DIRS || l->setup.group[dir] == NULL)
+	if (loop_snapshot(arg, dir, &snap) == -1)
 		return -1;
-	return (int)group_get_flows(l->setup.group[dir], out, max);
+	return (int)snap.got;
 }
 
 static int
@@ -682,13 +957,31 @@ loop_ctl_host_rtt(void *arg, const uint8_t addr[16], uint8_t family,
 		    wan_ns);
 }
 
+struct loop_io {
+	struct datapath		*dp;
+	struct json_writer	*w;
+};
+
+static void
+loop_io_fn(struct loop_pkt *p, void *arg)
+{
+	struct loop_io	*io = arg;
+
+	(void)p;
+	datapath_json(io->dp, io->w, timer_now_ns());
+}
+
 static void
 loop_ctl_io(void *arg, int dir, struct json_writer *w)
 {
 	struct loop	*l = arg;
+	struct loop_io	 io = { NULL, w };
 
-	if (dir >= 0 && dir < CONFIG_DIRS)
-		datapath_json(&l->dir[dir].dp, w, timer_now_ns());
+	if (dir < 0 || dir >= CONFIG_DIRS)
+		return;
+	io.dp = &l->dir[dir].dp;
+	if (loop_call(l->dir[dir].pkt, loop_io_fn, &io) == -1)
+		json_string(w, "io", "busy");
 }
 
 static void
@@ -790,6 +1083,13 @@ loop_ctl_start(struct loop *l)
 }
 
 static void
+loop_log_fn(struct loop_pkt *p, void *arg)
+{
+	(void)p;
+	datapath_log_stats(arg);
+}
+
+static void
 loop_on_signal(evutil_socket_t sig, short what, void *arg)
 {
 	struct loop	*l = arg;
@@ -808,7 +1108,10 @@ loop_on_signal(evutil_socket_t sig, short what, void *arg)
 		break;
 	case SIGUSR1:
 		for (i = 0; i < CONFIG_DIRS; i++)
-			datapath_log_stats(&l->dir[i].dp);
+			if (loop_call(l->dir[i].pkt, loop_log_fn,
+			    &l->dir[i].dp) == -1)
+				log_info("%s: busy, no statistics",
+				    config_dir_name(i));
 		log_info("loop: reloads=%llu reload_failures=%llu "
 		    "timer_spins=%llu", (unsigned long long)l->reloads,
 		    (unsigned long long)l->reload_failures,
@@ -840,7 +1143,10 @@ loop_dir_events(struct loop *l, struct loop_pkt *p, size_t i)
 	    CAKE_LINK_IP, s->group[i], s->pool[i]);
 	datapath_set_queues(&d->dp, in, n, out, n);
 	d->dp.hosts_by_dst = i == CONFIG_DOWNLOAD;
-	datapath_set_tsrtt(&d->dp, l->ts, i == CONFIG_UPLOAD);
+	if (p->threaded)
+		datapath_set_tsrtt_ring(&d->dp, p->ts_ring, i == CONFIG_UPLOAD);
+	else
+		datapath_set_tsrtt(&d->dp, l->ts, i == CONFIG_UPLOAD);
 	/* Writes avoid the queues the other direction finds flooded. */
 	d->dp.out_hot = &l->dir[i == CONFIG_UPLOAD ? CONFIG_DOWNLOAD :
 	    CONFIG_UPLOAD].dp.in_hot;
@@ -856,6 +1162,64 @@ loop_dir_events(struct loop *l, struct loop_pkt *p, size_t i)
 	return 0;
 }
 
+/*
+ * threads = 2: main feeds the passive delay's table with the segments
+ * both packet threads saw, oldest first across the two rings.
+ */
+static void
+loop_ts_feed(struct loop *l)
+{
+	struct datapath_seg	*h;
+	size_t			 n = 0, max = 2 * LOOP_TS_SLOTS;
+	int			 i, k;
+
+	while (n++ < max) {
+		for (i = 0, k = -1; i < CONFIG_DIRS; i++) {
+			if (!l->ts_have[i])
+				l->ts_have[i] = ring_pop(l->pkt[i].ts_ring,
+				    &l->ts_head[i]);
+			if (l->ts_have[i] && (k == -1 ||
+			    l->ts_head[i].now_ns < l->ts_head[k].now_ns))
+				k = i;
+		}
+		if (k == -1)
+			break;
+		h = &l->ts_head[k];
+		tsrtt_segment(l->ts, (enum tsrtt_event)h->ev, &h->seg,
+		    h->now_ns);
+		l->ts_no_timestamp[k] = h->no_timestamp;
+		l->ts_bad_option[k] = h->bad_option;
+		l->ts_have[k] = false;
+	}
+	l->ts->c.no_timestamp = l->ts_no_timestamp[0] +
+	    l->ts_no_timestamp[1];
+	l->ts->c.bad_option = l->ts_bad_option[0] + l->ts_bad_option[1];
+}
+
+static void
+loop_on_ts(evutil_socket_t fd, short what, void *arg)
+{
+	struct loop	*l = arg;
+
+	(void)fd;
+	(void)what;
+	loop_ts_feed(l);
+	if (l->setup.cfg->autorate_passive)
+		passive_autorate(l->ts, l->ar, &l->passive_ns,
+		    timer_now_ns());
+}
+
+static int
+loop_ts_events(struct loop *l)
+{
+	struct timeval	tv = { 0, LOOP_TS_DRAIN_US };
+
+	l->ev_ts = event_new(l->base, -1, EV_PERSIST, loop_on_ts, l);
+	if (l->ev_ts == NULL || event_add(l->ev_ts, &tv) == -1)
+		return -1;
+	return 0;
+}
+
 static int
 loop_events(struct loop *l)
 {
@@ -865,6 +1229,8 @@ loop_events(struct loop *l)
 	for (i = 0; i < CONFIG_DIRS; i++)
 		if (loop_dir_events(l, &l->pkt[l->npkt > 1 ? i : 0], i) == -1)
 			return -1;
+	if (l->npkt > 1 && loop_ts_events(l) == -1)
+		return -1;
 	l->ev_mtu = event_new(l->base, -1, EV_PERSIST, loop_on_mtu, l);
 	if (l->ev_mtu == NULL || event_add(l->ev_mtu, &mtu_tv) == -1)
 		return -1;
@@ -900,6 +1266,43 @@ loop_pkt_init(struct loop *l, struct loop_pkt *p, struct event_base *base)
 	return 0;
 }
 
+/*
+ * threads = 2: p gets a base of its own, its inbox from main (watched on
+ * that base), its outbox to main (watched on main's) and the ring of TCP
+ * segments for main's passive delay table.
+ */
+static int
+loop_pkt_thread_init(struct loop *l, struct loop_pkt *p)
+{
+	p->threaded = true;
+	if (reply_init(&p->reply) == -1) {
+		log_warn("packet thread reply");
+		return -1;
+	}
+	p->reply_ok = true;
+	if ((p->base = event_base_new()) == NULL ||
+	    (p->inbox = inbox_create(LOOP_INBOX_SLOTS,
+	    sizeof(struct loop_msg))) == NULL ||
+	    (p->outbox = inbox_create(LOOP_INBOX_SLOTS,
+	    sizeof(struct loop_msg))) == NULL ||
+	    (p->ts_ring = ring_create(LOOP_TS_SLOTS,
+	    sizeof(struct datapath_seg))) == NULL) {
+		log_warn("packet thread");
+		return -1;
+	}
+	p->ev_inbox = event_new(p->base, inbox_fd(p->inbox),
+	    EV_READ | EV_PERSIST, loop_on_inbox, p);
+	p->ev_outbox = event_new(l->base, inbox_fd(p->outbox),
+	    EV_READ | EV_PERSIST, loop_on_outbox, p);
+	if (p->ev_inbox == NULL || p->ev_outbox == NULL ||
+	    event_add(p->ev_inbox, NULL) == -1 ||
+	    event_add(p->ev_outbox, NULL) == -1) {
+		log_warnx("cannot set up a packet thread's messages");
+		return -1;
+	}
+	return 0;
+}
+
 static void
 loop_pkt_fini(struct loop_pkt *p)
 {
@@ -909,22 +1312,133 @@ loop_pkt_fini(struct loop_pkt *p)
 	if (p->timer_fd != -1)
 		(void)close(p->timer_fd);
 	p->timer_fd = -1;
+	if (p->ev_inbox != NULL)
+		event_free(p->ev_inbox);
+	if (p->ev_outbox != NULL)
+		event_free(p->ev_outbox);
+	p->ev_inbox = p->ev_outbox = NULL;
+}
+
+/* What loop_pkt_fini() leaves: the base and messages, once unused. */
+static void
+loop_pkt_free(struct loop_pkt *p)
+{
+	if (!p->threaded)
+		return;
+	if (p->base != NULL)
+		event_base_free(p->base);
+	inbox_destroy(p->inbox);
+	inbox_destroy(p->outbox);
+	ring_destroy(p->ts_ring);
+	if (p->reply_ok)
+		reply_fini(&p->reply);
+	p->base = NULL;
+	p->inbox = p->outbox = NULL;
+	p->ts_ring = NULL;
+	p->reply_ok = false;
+}
+
+static void *
+loop_pkt_main(void *arg)
+{
+	struct loop_pkt	*p = arg;
+
+	if (event_base_dispatch(p->base) == -1) {
+		log_warnx("%s: packet thread's event loop failed",
+		    p->dir[0]->dp.name);
+		loop_pkt_stop(p, LOOP_EXIT_FAILURE);
+	}
+	return NULL;
+}
+
+/* Stops and joins the packet threads that run. */
+static void
+loop_threads_stop(struct loop *l)
+{
+	struct loop_msg	m = { .kind = LOOP_MSG_STOP };
+	unsigned int	i, tries;
+
+	for (i = 0; i < l->npkt; i++) {
+		if (!l->pkt[i].started)
+			continue;
+		for (tries = 0; inbox_post(l->pkt[i].inbox, &m) == -1 &&
+		    tries < 1000; tries++)
+			(void)usleep(1000);	/* full: it is draining */
+		(void)pthread_join(l->pkt[i].thread, NULL);
+		l->pkt[i].started = false;
+	}
+}
+
+/*
+ * Starts the packet threads with every signal blocked in them, so that
+ * signals reach main's loop. -1 if one cannot start (none then runs).
+ */
+static int
+loop_threads_start(struct loop *l)
+{
+	sigset_t	all, old;
+	unsigned int	i;
+	int		rc = 0;
+
+	(void)sigfillset(&all);
+	if ((rc = pthread_sigmask(SIG_BLOCK, &all, &old)) != 0)
+		goto fail;
+	for (i = 0; i < l->npkt && rc == 0; i++) {
+		if (!l->pkt[i].threaded)
+			continue;
+		if ((rc = pthread_create(&l->pkt[i].thread, NULL,
+		    loop_pkt_main, &l->pkt[i])) == 0) {
+			l->pkt[i].started = true;
+			(void)pthread_setname_np(l->pkt[i].thread,
+			    i == CONFIG_UPLOAD ? "caked-upload" :
+			    "caked-download");
+		}
+	}
+	(void)pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (rc == 0)
+		return 0;
+fail:
+	errno = rc;
+	log_warn("cannot start the packet threads");
+	loop_threads_stop(l);
+	return -1;
+}
+
+/* One packet loop on main's base, or a thread per direction. */
+static int
+loop_pkts_init(struct loop *l)
+{
+	unsigned int	i;
+
+	l->npkt = l->setup.cfg->threads > 1 ? CONFIG_DIRS : 1;
+	if (l->npkt == 1)
+		return loop_pkt_init(l, &l->pkt[0], l->base);
+	for (i = 0; i < l->npkt; i++)
+		if (loop_pkt_thread_init(l, &l->pkt[i]) == -1 ||
+		    loop_pkt_init(l, &l->pkt[i], l->pkt[i].base) == -1)
+			return -1;
+	return 0;
 }
 
 struct loop *
 loop_create(const struct loop_setup *setup)
 {
-	struct loop	*l;
+	struct loop			*l;
+	struct autorate_run_hooks	 hooks = { loop_ar_stats, loop_ar_rate,
+					    NULL };
 
 	if ((l = calloc(1, sizeof(*l))) == NULL) {
 		log_warn("%s", __func__);
 		return NULL;
 	}
 	l->setup = *setup;
+	hooks.arg = l;
 	l->start_ns = timer_now_ns();
 	l->reload_ok = true;	/* the configuration in force loaded fine */
 	l->reload_ok_real_ns = loop_real_ns();
 	l->pkt[0].timer_fd = l->pkt[1].timer_fd = -1;
+	(void)snprintf(l->dev[0], sizeof(l->dev[0]), "%s", setup->cfg->lan);
+	(void)snprintf(l->dev[1], sizeof(l->dev[1]), "%s", setup->cfg->wan);
 	/* The default 50 us slack would add jitter to every deadline. */
 	if (prctl(PR_SET_TIMERSLACK, LOOP_TIMER_SLACK_NS, 0, 0, 0) == -1)
 		log_warn("prctl PR_SET_TIMERSLACK");
@@ -932,12 +1446,12 @@ loop_create(const struct loop_setup *setup)
 		log_warnx("event_base_new failed");
 		goto fail;
 	}
-	l->npkt = 1;
-	if (loop_pkt_init(l, &l->pkt[0], l->base) == -1)
+	if (loop_pkts_init(l) == -1)
 		goto fail;
 	if ((l->ar = autorate_run_create(l->base, setup->probe, l->setup.cake,
-	    loop_ar_changed, l)) == NULL || (l->ts = passive_create()) == NULL)
+	    NULL, NULL)) == NULL || (l->ts = passive_create()) == NULL)
 		goto fail;
+	autorate_run_set_hooks(l->ar, &hooks);
 	if (loop_events(l) == -1 || loop_ctl_start(l) == -1) {
 		log_warnx("cannot set up the loop's events");
 		goto fail;
@@ -955,8 +1469,14 @@ fail:
 int
 loop_run(struct loop *l)
 {
+	int	rc;
+
 	l->exit_code = LOOP_EXIT_STOP;
-	if (event_base_dispatch(l->base) == -1) {
+	if (loop_threads_start(l) == -1)
+		return LOOP_EXIT_FAILURE;
+	rc = event_base_dispatch(l->base);
+	loop_threads_stop(l);
+	if (rc == -1) {
 		log_warnx("event loop failed");
 		return LOOP_EXIT_FAILURE;
 	}
@@ -971,6 +1491,7 @@ loop_destroy(struct loop *l)
 
 	if (l == NULL)
 		return;
+	loop_threads_stop(l);	/* what they moved is main's again */
 	for (i = 0; i < CONFIG_DIRS; i++)
 		loop_pkt_fini(&l->pkt[i]);
 	for (i = 0; i < CONFIG_DIRS; i++) {
@@ -994,6 +1515,10 @@ loop_destroy(struct loop *l)
 			event_free(l->ev_signal[i]);
 	if (l->ev_mtu != NULL)
 		event_free(l->ev_mtu);
+	if (l->ev_ts != NULL)
+		event_free(l->ev_ts);
+	for (i = 0; i < CONFIG_DIRS; i++)
+		loop_pkt_free(&l->pkt[i]);
 	if (l->base != NULL)
 		event_base_free(l->base);
 	free(l->ctl_scratch.flows);

@@ -157,6 +157,8 @@ struct loop {
 	uint64_t		 passive_ns;	/* last handed to autorate */
 	struct service		*svc;		/* watchdog and STATUS= */
 	char			 dev[CONFIG_DIRS][IFNAMSIZ];	/* lan, wan */
+	uint32_t		 max_packet[CONFIG_DIRS];	/* by direction,
+						 * read before threads start */
 	/* threads = 2: the segments the packet threads pass to main */
 	struct event		*ev_ts;
 	struct datapath_seg	 ts_head[CONFIG_DIRS];	/* taken, not fed */
@@ -571,9 +573,9 @@ loop_mtu_set(struct loop *l, int i, uint32_t mtu)
 {
 	bool		 lan = i == 0;
 	const char	*dev = l->dev[i];
-	struct loop_dir	*in = &l->dir[lan ? CONFIG_UPLOAD : CONFIG_DOWNLOAD];
 	struct loop_dir	*out = &l->dir[lan ? CONFIG_DOWNLOAD : CONFIG_UPLOAD];
-	uint32_t	 max = datapath_max_packet(&in->dp);
+	uint32_t	 max = l->max_packet[lan ? CONFIG_UPLOAD :
+			    CONFIG_DOWNLOAD];
 	struct loop_mtu	 m = { &out->dp, dev, mtu };
 
 	if (mtu == l->dev_mtu[i])
@@ -1231,6 +1233,8 @@ loop_events(struct loop *l)
 			return -1;
 	if (l->npkt > 1 && loop_ts_events(l) == -1)
 		return -1;
+	for (i = 0; i < CONFIG_DIRS; i++)	/* the pools' sizes stay */
+		l->max_packet[i] = datapath_max_packet(&l->dir[i].dp);
 	l->ev_mtu = event_new(l->base, -1, EV_PERSIST, loop_on_mtu, l);
 	if (l->ev_mtu == NULL || event_add(l->ev_mtu, &mtu_tv) == -1)
 		return -1;

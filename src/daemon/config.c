@@ -257,8 +257,8 @@ config_workers(struct config_ctx *ctx, int dir, struct caked_config *cfg)
 }
 
 /*
- * threads N: the threads that move packets. Only 1 so far: a thread per
- * direction is planned (doc/design.md) but refused, not half there.
+ * threads N: the threads that move packets: 1, both directions on the
+ * main thread, or 2, a thread per direction (doc/design.md, Threads).
  */
 static void
 config_threads(struct config_ctx *ctx, const char *key, int line,
@@ -266,13 +266,31 @@ config_threads(struct config_ctx *ctx, const char *key, int line,
 {
 	unsigned long	n;
 
-	if (config_parse_uint(v, 1000, &n) == -1 || n < 1)
-		config_expect(ctx, line, SEC_GENERAL, key, "1", v);
-	else if (n > CONFIG_THREADS_MAX)
-		config_expect(ctx, line, SEC_GENERAL, key, "1 (a thread per "
-		    "direction, 2, is not available in this version)", v);
+	if (config_parse_uint(v, 1000, &n) == -1 || n < 1 ||
+	    n > CONFIG_THREADS_MAX)
+		config_expect(ctx, line, SEC_GENERAL, key, "1 or 2", v);
 	else
 		cfg->threads = (uint32_t)n;
+}
+
+/*
+ * threads = 2 leaves conntrack on main, and its cache is not yet shared
+ * with the packet threads: nat and fwmark need threads = 1 for now.
+ */
+static void
+config_threads_check(struct config_ctx *ctx, const struct caked_config *cfg)
+{
+	int	dir;
+
+	if (cfg->threads < 2)
+		return;
+	for (dir = 0; dir < CONFIG_DIRS; dir++)
+		if (cfg->cake[dir].nat || cfg->cake[dir].fwmark_mask != 0)
+			inifile_error(ctx->file, inifile_find(ctx->file,
+			    SEC_GENERAL, "threads"), "[general] threads = 2 "
+			    "does not combine with [%s] %s in this version: "
+			    "use threads = 1", config_sections[SEC_UPLOAD +
+			    dir], cfg->cake[dir].nat ? "nat" : "fwmark");
 }
 
 /* nat-cache-size ENTRIES, nat-cache-expiry SECONDS[s]. */
@@ -574,6 +592,7 @@ config_load(const char *path, struct caked_config *out,
 	for (dir = 0; dir < CONFIG_DIRS; dir++)
 		if (cfg.shaped[dir])
 			config_workers(&ctx, dir, &cfg);
+	config_threads_check(&ctx, &cfg);
 	if (inifile_errors(ctx.file) == 0)
 		config_note_file(&ctx, &cfg);
 	cfg.notes = (unsigned int)inifile_notes(ctx.file);

@@ -32,11 +32,11 @@
 #define CONFIG_QUEUES_MAX	16	/* TUN_QUEUES_MAX */
 #define CONFIG_WORKERS_MAX	8	/* GROUP_WORKERS_MAX */
 /*
- * threads: 1 moves both directions on the main thread. 2 (a thread per
- * direction, doc/design.md) is refused until it is complete.
+ * threads: 1 moves both directions on the main thread, 2 gives each
+ * direction a thread of its own (doc/design.md, Threads).
  */
 #define CONFIG_THREADS_DEFAULT	1
-#define CONFIG_THREADS_MAX	1
+#define CONFIG_THREADS_MAX	2
 #define CONFIG_CONTROL_MAX	108	/* sizeof(sun_path), NUL included */
 #define CONFIG_ADDR_MAX		46	/* INET6_ADDRSTRLEN */
 #define CONFIG_USER_MAX		64

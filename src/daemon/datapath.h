@@ -100,8 +100,8 @@ struct datapath {
 	struct hostacct		 hosts;		/* sent and dropped per host */
 	struct tsrtt		*ts;		/* passive delay; NULL: none */
 	bool			 ts_from_lan;	/* frames come from the LAN */
-	struct ring		*ts_ring;	/* instead of ts: segments to
-						 * the thread owning the table */
+	struct ring		*ts_ring;	/* instead of ts: segments for
+						 * the table's thread */
 	struct tsrtt_counters	 ts_parse;	/* its parse counters */
 	uint64_t		 ts_ring_drops;	/* the ring was full */
 };

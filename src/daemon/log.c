@@ -15,6 +15,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,7 +24,8 @@
 #include "daemon/log.h"
 
 static int	 log_to_syslog;
-static int	 log_level = LOG_INFO;
+/* Set by main (on reload too), read by every thread that logs. */
+static _Atomic int log_level = LOG_INFO;
 static const char *log_ident = "caked";
 static int	 log_journal;		/* stderr is the journal: "<N>" */
 
@@ -49,7 +51,7 @@ log_init(int to_syslog, int level, const char *ident)
 	if (log_to_syslog && !to_syslog)
 		closelog();
 	log_to_syslog = to_syslog;
-	log_level = level;
+	atomic_store_explicit(&log_level, level, memory_order_relaxed);
 	log_journal = log_stderr_is_journal();
 	if (ident != NULL)
 		log_ident = ident;
@@ -70,7 +72,7 @@ log_prefix(int pri)
 void
 log_setlevel(int level)
 {
-	log_level = level;
+	atomic_store_explicit(&log_level, level, memory_order_relaxed);
 }
 
 static void	vlog(int, const char *, va_list, int)
@@ -82,7 +84,7 @@ vlog(int pri, const char *fmt, va_list ap, int with_errno)
 	char	msg[1024];
 	int	saved_errno = errno;
 
-	if (pri > log_level) {
+	if (pri > atomic_load_explicit(&log_level, memory_order_relaxed)) {
 		errno = saved_errno;
 		return;
 	}

@@ -351,18 +351,19 @@ loop_on_timer(evutil_socket_t fd, short what, void *arg)
 /* ---- work on a packet thread -------------------------------------------- */
 
 /*
- * Runs fn(p, arg) where p's packets move: here with threads = 1; with
- * threads = 2 on p's thread, between two of its wakeups, while main waits
- * (at most LOOP_CALL_TIMEOUT_NS). arg lives on main's stack: an answer
- * after main gave up is refused (reply.c), so nothing writes into it
- * late. 0, or -1 when the thread did not answer (busy).
+ * Runs fn(p, arg) where p's packets move: here with threads = 1 (or
+ * while p's thread is not running: set-up and tear-down); with threads =
+ * 2 on p's thread, between two of its wakeups, while main waits (at most
+ * LOOP_CALL_TIMEOUT_NS). arg lives on main's stack: an answer after main
+ * gave up is refused (reply.c), so nothing writes into it late. 0, or -1
+ * when the thread did not answer (busy).
  */
 static int
 loop_call(struct loop_pkt *p, loop_call_fn *fn, void *arg)
 {
 	struct loop_msg	m = { .kind = LOOP_MSG_CALL, .fn = fn, .arg = arg };
 
-	if (!p->threaded) {
+	if (!p->started) {
 		fn(p, arg);
 		return 0;
 	}

@@ -81,7 +81,8 @@
 #define CTL_CODE_INVALID	"invalid"	/* options refused */
 #define CTL_CODE_FAILED		"failed"	/* e.g. reload found errors */
 #define CTL_CODE_TOOLONG	"toolong"	/* line over CTL_LINE_MAX */
-#define CTL_CODE_BUSY		"busy"		/* CTL_CLIENTS_MAX reached */
+#define CTL_CODE_BUSY		"busy"		/* CTL_CLIENTS_MAX reached, or
+					 * a packet thread did not answer */
 
 /* Exit statuses of cakectl, documented in cakectl(8). */
 enum ctl_exit {

@@ -215,6 +215,17 @@ ctlcmd_fields(struct json_writer *w, const void *base,
 	}
 }
 
+/* Why direction dir gave nothing: its thread was busy, or not shaped. */
+static int
+ctlcmd_no_dir(struct ctlcmd_ctx *x, int dir)
+{
+	if (x->ops->busy != NULL && x->ops->busy(x->ops->arg, dir))
+		return ctlcmd_fail(x, CTL_CODE_BUSY, "busy: the %s thread did "
+		    "not answer in time, try again", ctlcmd_dirs[dir]);
+	return ctlcmd_fail(x, CTL_CODE_USAGE, "%s is not shaped",
+	    ctlcmd_dirs[dir]);
+}
+
 static int
 ctlcmd_direction(struct ctlcmd_ctx *x, int dir)
 {
@@ -326,8 +337,7 @@ ctlcmd_stats(struct ctlcmd_ctx *x, struct ctlcmd_req *r)
 		if (dir != -1 && i != dir)
 			continue;
 		if (ctlcmd_direction(x, i) == -1 && dir != -1)
-			return ctlcmd_fail(x, CTL_CODE_USAGE,
-			    "%s is not shaped", ctlcmd_dirs[i]);
+			return ctlcmd_no_dir(x, i);
 	}
 	json_object_end(&x->w);
 	ctlcmd_control(x);
@@ -359,8 +369,7 @@ ctlcmd_set(struct ctlcmd_ctx *x, struct ctlcmd_req *r)
 		    "'set' needs root, caked's user or the admin group");
 	if (x->ops->snapshot == NULL || x->ops->change == NULL ||
 	    x->ops->snapshot(x->ops->arg, dir, &st, &cfg) == -1)
-		return ctlcmd_fail(x, CTL_CODE_USAGE, "%s is not shaped",
-		    ctlcmd_dirs[dir]);
+		return ctlcmd_no_dir(x, dir);
 	/* The daemon checks the floors again with its real mtu. */
 	if (keywords_parse_argv(&cfg, r->argc - 2, r->argv + 2, x->err,
 	    sizeof(x->err)) == -1 ||
@@ -719,8 +728,7 @@ ctlcmd_top(struct ctlcmd_ctx *x, struct ctlcmd_req *r)
 		if (q.dir != -1 && i != q.dir)
 			continue;
 		if (ctlcmd_top_direction(x, &q, i) == -1 && q.dir != -1)
-			return ctlcmd_fail(x, CTL_CODE_USAGE,
-			    "%s is not shaped", ctlcmd_dirs[i]);
+			return ctlcmd_no_dir(x, i);
 	}
 	json_object_end(&x->w);
 	json_object_end(&x->w);

@@ -100,6 +100,8 @@ struct ctlcmd_ops {
 	/* Snapshot of direction dir: 0, or -1 if it is not shaped. */
 	int		(*snapshot)(void *arg, int dir, struct cake_stats *st,
 			    struct cake_config *cfg);
+	/* After a -1: true if dir's thread did not answer (threads = 2). */
+	bool		(*busy)(void *arg, int dir);
 	/* Applies cfg to dir live: 0, or -1 with a one-line message. */
 	int		(*change)(void *arg, int dir,
 			    const struct cake_config *cfg, char *err,

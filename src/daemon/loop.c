@@ -130,6 +130,7 @@ struct loop_pkt {
 	bool			 reply_ok;	/* reply initialised */
 	struct ring		*ts_ring;	/* TCP segments, to main */
 	uint64_t		 busy;		/* calls not answered in time */
+	bool			 last_busy;	/* the last call was not */
 };
 
 struct loop {
@@ -368,6 +369,7 @@ loop_call(struct loop_pkt *p, loop_call_fn *fn, void *arg)
 		return 0;
 	}
 	m.seq = reply_begin(&p->reply);
+	p->last_busy = true;
 	if (inbox_post(p->inbox, &m) == -1) {
 		(void)reply_wait(&p->reply, m.seq, 0);	/* closes it */
 		p->busy++;
@@ -377,6 +379,7 @@ loop_call(struct loop_pkt *p, loop_call_fn *fn, void *arg)
 		p->busy++;
 		return -1;
 	}
+	p->last_busy = false;
 	return 0;
 }
 
@@ -829,6 +832,15 @@ loop_ctl_snapshot(void *arg, int dir, struct cake_stats *st,
 	return loop_snapshot(arg, dir, &snap);
 }
 
+static bool
+loop_ctl_busy(void *arg, int dir)
+{
+	struct loop	*l = arg;
+
+	return dir >= 0 && dir < CONFIG_DIRS && l->setup.group[dir] != NULL &&
+	    l->dir[dir].pkt->last_busy;
+}
+
 /* As tc change: applied live, queued packets kept (until the next reload). */
 static int
 loop_ctl_change(void *arg, int dir, const struct cake_config *cfg,
@@ -1064,6 +1076,7 @@ loop_ctl_start(struct loop *l)
 	ops->arg = l;
 	ops->version = l->setup.version;
 	ops->snapshot = loop_ctl_snapshot;
+	ops->busy = loop_ctl_busy;
 	ops->change = loop_ctl_change;
 	ops->reload = loop_ctl_reload;
 	ops->counters = l->setup.ctl != NULL ? loop_ctl_counters : NULL;

@@ -36,7 +36,7 @@ fake_snapshot(void *arg, int dir, struct cake_stats *st,
 {
 	struct fake	*f = arg;
 
-	if (!f->shaped[dir])
+	if (!f->shaped[dir] || f->busy[dir])
 		return -1;
 	*st = f->st[dir];
 	*cfg = f->cfg[dir];
@@ -88,7 +88,7 @@ fake_flows(void *arg, int dir, struct cake_flow_stats *fs, unsigned int max)
 	struct fake	*f = arg;
 	unsigned int	 n = f->nflows[dir] < max ? f->nflows[dir] : max;
 
-	if (!f->shaped[dir])
+	if (!f->shaped[dir] || f->busy[dir])
 		return -1;
 	if (n > 0)
 		memcpy(fs, f->flows[dir], n * sizeof(*fs));
@@ -162,10 +162,19 @@ fake_host_rtt(void *arg, const uint8_t addr[16], uint8_t family,
 		*wan_ns = 41000000;
 }
 
+static bool
+fake_busy(void *arg, int dir)
+{
+	struct fake	*f = arg;
+
+	return f->shaped[dir] && f->busy[dir];
+}
+
 const struct ctlcmd_ops fake_ops = {
 	.arg = &fake,
 	.version = "1.2.3",
 	.snapshot = fake_snapshot,
+	.busy = fake_busy,
 	.change = fake_change,
 	.reload = fake_reload,
 	.counters = fake_counters,

@@ -28,6 +28,7 @@ struct fake {
 	unsigned int		nflows[CTLCMD_DIRS];
 	struct cake_config	cfg[CTLCMD_DIRS];
 	bool			shaped[CTLCMD_DIRS];
+	bool			busy[CTLCMD_DIRS];	/* its thread: no answer */
 	int			changes;
 	int			reloads;
 	int			reload_rc;

@@ -273,6 +273,36 @@ test_unshaped_direction_is_left_out_or_refused(void **state)
 	json_free(v);
 }
 
+/* threads = 2: a packet thread that does not answer makes it busy. */
+static void
+test_busy_direction_is_left_out_or_busy(void **state)
+{
+	struct json_value	*v;
+	const struct json_value	*dirs;
+
+	(void)state;
+	fake.busy[1] = true;
+	run(&user_peer, "stats", &v);
+	dirs = json_get(v, CTL_KEY_DIRECTIONS);
+	assert_int_equal(json_count(dirs), 1);
+	assert_non_null(json_get(dirs, "upload"));
+	json_free(v);
+	assert_int_equal(run(&user_peer, "stats download", &v), CTLCMD_ERROR);
+	assert_string_equal(json_get_str(v, CTL_KEY_CODE), CTL_CODE_BUSY);
+	assert_string_equal(json_get_str(v, CTL_KEY_ERROR),
+	    "busy: the download thread did not answer in time, try again");
+	json_free(v);
+	assert_int_equal(run(&root_peer, "set download bandwidth 10mbit",
+	    &v), CTLCMD_ERROR);
+	assert_string_equal(json_get_str(v, CTL_KEY_CODE), CTL_CODE_BUSY);
+	json_free(v);
+	assert_int_equal(fake.changes, 0);
+	assert_int_equal(run(&user_peer, "flows download top 3", &v),
+	    CTLCMD_ERROR);
+	assert_string_equal(json_get_str(v, CTL_KEY_CODE), CTL_CODE_BUSY);
+	json_free(v);
+}
+
 static void
 test_too_small_a_buffer_gives_an_error_reply_not_an_overflow(void **state)
 {
@@ -313,6 +343,8 @@ main(void)
 		    setup),
 		cmocka_unit_test_setup(
 		    test_unshaped_direction_is_left_out_or_refused, setup),
+		cmocka_unit_test_setup(test_busy_direction_is_left_out_or_busy,
+		    setup),
 		cmocka_unit_test_setup(
 		    test_too_small_a_buffer_gives_an_error_reply_not_an_overflow,
 		    setup),

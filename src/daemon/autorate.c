@@ -538,16 +538,8 @@ autorate_past_ceiling(const struct autorate_dir *d)
  * ends.
  */
 static bool
-autorate_fast(const struct autorate_dir *d, uint64_t now_ns)
+autorate_fast(const struct autorate_dir *d)
 {
-	/*
-	 * Just after a cut below the delivery, caked's queue stands and the
-	 * delivery exceeds the rate by design: that is the cut working,
-	 * not room to rise.
-	 */
-	if (d->last_cut_ns != 0 && now_ns - d->last_cut_ns <
-	    AUTORATE_FAST_QUIET_NS)
-		return false;
 	return d->deliv_valid && d->deliv_exact &&
 	    d->queue_delay_us >= AUTORATE_QUEUE_BUSY_US &&
 	    d->deliv_Bps * 100 >= d->rate_Bps * AUTORATE_FAST_DELIV_PCT;
@@ -561,7 +553,7 @@ autorate_rise(struct autorate_dir *d, int64_t delta_ns, uint64_t now_ns)
 	int64_t		quarter = half / 2;
 	uint64_t	permille, step;
 
-	if (autorate_fast(d, now_ns))
+	if (autorate_fast(d))
 		permille = AUTORATE_FAST_PERMILLE;
 	else if (delta_ns >= half)
 		return AUTORATE_HOLD;

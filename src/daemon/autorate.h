@@ -52,9 +52,8 @@ struct autorate_addr {
 #define AUTORATE_CEILING_SLOW	4	/* ... at 1/4 of the speed ... */
 #define AUTORATE_CEILING_NS	30000000000ULL	/* ... for 30 s after a cut */
 #define AUTORATE_FAST_PERMILLE	80	/* +8 % a tick while ... */
-#define AUTORATE_FAST_DELIV_PCT	90	/* ... this much is delivered */
+#define AUTORATE_FAST_DELIV_PCT	95	/* ... this much is delivered */
 #define AUTORATE_DELIV_RISE_PCT	90	/* delivered under this: no rise */
-#define AUTORATE_FAST_QUIET_NS	2000000000ULL	/* no fast rise after a cut */
 /* The reflector pool and idle probing ([general] keys). */
 #define AUTORATE_PROBE_AUTO	0	/* autorate-probe = auto */
 #define AUTORATE_PROBE_ECHO	1

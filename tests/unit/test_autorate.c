@@ -718,27 +718,6 @@ delivery_allows_a_fast_rise(void **state)
 	assert_true(l.d.rate_Bps < 17 * MBIT);
 }
 
-/*
- * Just after a cut, caked's queue stands and the delivery exceeds the
- * rate because of the cut itself: no fast rise for AUTORATE_FAST_QUIET_NS.
- */
-static void
-no_fast_rise_just_after_a_cut(void **state)
-{
-	struct link	l;
-
-	(void)state;
-	link_init(&l, 10 * MBIT, 40 * MBIT);
-	l.d.last_cut_ns = l.now_ns;
-	link_run(&l, 1000);
-	/* 2.5 % a tick at most: 10 ticks stay under 1.3 times */
-	assert_true(l.d.rate_Bps < 13 * MBIT);
-	assert_true(l.d.rate_Bps > 10 * MBIT);
-	link_run(&l, AUTORATE_FAST_QUIET_NS / MS);
-	/* then 8 % a tick again */
-	assert_true(l.d.rate_Bps >= 20 * MBIT);
-}
-
 static void
 no_rise_above_what_is_delivered(void **state)
 {
@@ -823,7 +802,6 @@ main(void)
 		cmocka_unit_test(signals_combine_per_direction),
 		cmocka_unit_test(delivery_cut_lands_below_a_fallen_capacity),
 		cmocka_unit_test(delivery_allows_a_fast_rise),
-		cmocka_unit_test(no_fast_rise_just_after_a_cut),
 		cmocka_unit_test(no_rise_above_what_is_delivered),
 		cmocka_unit_test(estimated_delivery_only_cuts),
 		cmocka_unit_test(params_are_checked),

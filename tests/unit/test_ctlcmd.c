@@ -244,28 +244,32 @@ test_reload_reports_success_and_failure(void **state)
 	assert_int_equal(fake.reloads, 2);
 }
 
+/* A reply's directions hold upload alone; frees the reply. */
+static void
+assert_upload_only(struct json_value *v)
+{
+	const struct json_value	*dirs = json_get(v, CTL_KEY_DIRECTIONS);
+
+	assert_int_equal(json_count(dirs), 1);
+	assert_non_null(json_get(dirs, "upload"));
+	json_free(v);
+}
+
 static void
 test_unshaped_direction_is_left_out_or_refused(void **state)
 {
 	struct json_value	*v;
-	const struct json_value	*dirs;
 
 	(void)state;
 	fake.shaped[1] = false;
 	run(&user_peer, "stats", &v);
-	dirs = json_get(v, CTL_KEY_DIRECTIONS);
-	assert_int_equal(json_count(dirs), 1);
-	assert_non_null(json_get(dirs, "upload"));
-	json_free(v);
+	assert_upload_only(v);
 	assert_int_equal(run(&user_peer, "stats download", &v), CTLCMD_ERROR);
 	assert_string_equal(json_get_str(v, CTL_KEY_ERROR),
 	    "download is not shaped");
 	json_free(v);
 	run(&user_peer, "hosts", &v);
-	dirs = json_get(v, CTL_KEY_DIRECTIONS);
-	assert_int_equal(json_count(dirs), 1);
-	assert_non_null(json_get(dirs, "upload"));
-	json_free(v);
+	assert_upload_only(v);
 	assert_int_equal(run(&user_peer, "flows download top 3", &v),
 	    CTLCMD_ERROR);
 	assert_string_equal(json_get_str(v, CTL_KEY_ERROR),
@@ -278,15 +282,11 @@ static void
 test_busy_direction_is_left_out_or_busy(void **state)
 {
 	struct json_value	*v;
-	const struct json_value	*dirs;
 
 	(void)state;
 	fake.busy[1] = true;
 	run(&user_peer, "stats", &v);
-	dirs = json_get(v, CTL_KEY_DIRECTIONS);
-	assert_int_equal(json_count(dirs), 1);
-	assert_non_null(json_get(dirs, "upload"));
-	json_free(v);
+	assert_upload_only(v);
 	assert_int_equal(run(&user_peer, "stats download", &v), CTLCMD_ERROR);
 	assert_string_equal(json_get_str(v, CTL_KEY_CODE), CTL_CODE_BUSY);
 	assert_string_equal(json_get_str(v, CTL_KEY_ERROR),

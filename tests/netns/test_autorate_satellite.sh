@@ -109,6 +109,23 @@ autorate-passive = $passive" "$ar" "$ar"
 	RES=$(results "$label")
 }
 
+# steps LABEL: each step of LABEL's run as "start down up base end".
+steps()
+{
+	awk 'NR > 1 { print prev, $1 } { prev = $0 }' \
+	    "$NETNS_TMP/$1-steps.txt"
+}
+
+# step_pings LABEL START END BASE: the pings of LABEL's run sent from
+# START to END (s), in ms above BASE.
+step_pings()
+{
+	sed -n 's/^\[\([0-9.]*\)\].*time=\([0-9.]*\) ms.*/\1 \2/p' \
+	    "$NETNS_TMP/$1-ping.txt" |
+	    awk -v a="$2" -v b="$3" -v r="$4" '
+		$1 - $2 / 1000 >= a && $1 - $2 / 1000 < b { print $2 - r }'
+}
+
 # results LABEL: "p50 p95 p99 up_ratio down_ratio total_goodput" where
 # the RTT figures are above each step's base, the ratios are wire goodput
 # over mean capacity.
@@ -117,13 +134,8 @@ results()
 	local label=$1 f="$NETNS_TMP/$1-excess.txt" up down
 
 	: >"$f"
-	awk 'NR > 1 { print prev, $1 } { prev = $0 }' \
-	    "$NETNS_TMP/$label-steps.txt" | while read -r a d u r b; do
-		sed -n 's/^\[\([0-9.]*\)\].*time=\([0-9.]*\) ms.*/\1 \2/p' \
-		    "$NETNS_TMP/$label-ping.txt" |
-		    awk -v a="$a" -v b="$b" -v r="$r" '
-			$1 - $2 / 1000 >= a && $1 - $2 / 1000 < b {
-				print $2 - r }' >>"$f"
+	steps "$label" | while read -r a d u r b; do
+		step_pings "$label" "$a" "$b" "$r" >>"$f"
 	done
 	up=$(modem_wire_bps "$(netns_goodput "$NETNS_TMP/$label-up.json")")
 	down=$(modem_wire_bps "$(netns_goodput "$NETNS_TMP/$label-down.json")")
@@ -150,13 +162,8 @@ step_table()
 	local label=$1 a d u r b
 
 	echo "$label run, ping above base per step:"
-	awk 'NR > 1 { print prev, $1 } { prev = $0 }' \
-	    "$NETNS_TMP/$label-steps.txt" | while read -r a d u r b; do
-		sed -n 's/^\[\([0-9.]*\)\].*time=\([0-9.]*\) ms.*/\1 \2/p' \
-		    "$NETNS_TMP/$label-ping.txt" |
-		    awk -v a="$a" -v b="$b" -v r="$r" '
-			$1 - $2 / 1000 >= a && $1 - $2 / 1000 < b {
-				print $2 - r }' | sort -n |
+	steps "$label" | while read -r a d u r b; do
+		step_pings "$label" "$a" "$b" "$r" | sort -n |
 		    awk -v s="down $d up $u Mbit, base $r ms" '
 			{ v[NR] = $1; if ($1 > 30) n++ }
 			END { if (NR == 0) { print "  " s ": no pings"; exit }

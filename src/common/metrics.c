@@ -201,6 +201,9 @@ static const struct metrics_def metrics_table[] = {
 	    "Failed writes, packet dropped (caked only)." },
 	{ M_IO, "too_big", "device_too_big_total", C,
 	    "Packets larger than the egress MTU, still written (caked only)." },
+	{ M_IO, "rtt_samples_dropped", "rtt_samples_dropped_total", C,
+	    "TCP timestamp samples lost: the ring to the passive delay "
+	    "table was full (threads = 2; caked only)." },
 	{ M_DROP, "aqm", "engine_drops_total", C,
 	    "Packets the engine dropped, by reason (tc: drops, ack_drop)." },
 	{ M_DROP, "overlimit", "engine_drops_total", C, NULL },

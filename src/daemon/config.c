@@ -273,26 +273,6 @@ config_threads(struct config_ctx *ctx, const char *key, int line,
 		cfg->threads = (uint32_t)n;
 }
 
-/*
- * threads = 2 leaves conntrack on main, and its cache is not yet shared
- * with the packet threads: nat and fwmark need threads = 1 for now.
- */
-static void
-config_threads_check(struct config_ctx *ctx, const struct caked_config *cfg)
-{
-	int	dir;
-
-	if (cfg->threads < 2)
-		return;
-	for (dir = 0; dir < CONFIG_DIRS; dir++)
-		if (cfg->cake[dir].nat || cfg->cake[dir].fwmark_mask != 0)
-			inifile_error(ctx->file, inifile_find(ctx->file,
-			    SEC_GENERAL, "threads"), "[general] threads = 2 "
-			    "does not combine with [%s] %s in this version: "
-			    "use threads = 1", config_sections[SEC_UPLOAD +
-			    dir], cfg->cake[dir].nat ? "nat" : "fwmark");
-}
-
 /* nat-cache-size ENTRIES, nat-cache-expiry SECONDS[s]. */
 static void
 config_nat_cache(struct config_ctx *ctx, const char *key, int line,
@@ -592,7 +572,6 @@ config_load(const char *path, struct caked_config *out,
 	for (dir = 0; dir < CONFIG_DIRS; dir++)
 		if (cfg.shaped[dir])
 			config_workers(&ctx, dir, &cfg);
-	config_threads_check(&ctx, &cfg);
 	if (inifile_errors(ctx.file) == 0)
 		config_note_file(&ctx, &cfg);
 	cfg.notes = (unsigned int)inifile_notes(ctx.file);

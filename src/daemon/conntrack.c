@@ -13,6 +13,11 @@
  * back off exponentially while they fail. An event socket overrun
  * (ENOBUFS) is counted; entries lost then are found again by queries.
  *
+ * With threads = 2 the sockets stay on main while each packet thread
+ * owns a cache: a thread's misses reach conntrack_ask() through main,
+ * and what is learnt goes to a sink that posts it to every thread
+ * (loop.c), so no cache is ever shared between threads.
+ *
  * For a masqueraded connection conntrack's original tuple is the LAN
  * side and its reply tuple the WAN side; for one that was only
  * destination-NATed (a port forward) it is the other way round.
@@ -66,7 +71,9 @@ struct conntrack {
 	struct mnl_socket	*q_nl;		/* queries */
 	struct event		*ev_events;
 	struct event		*ev_answers;
-	struct natcache		*cache;
+	struct natcache		*cache;	/* none with a sink */
+	conntrack_sink_fn	*sink;
+	void			*sink_arg;
 	struct conntrack_query	 q[CONNTRACK_INFLIGHT_MAX];
 	uint32_t		 seq;
 	uint64_t		 tokens_ns;	/* token bucket, in time */
@@ -217,6 +224,22 @@ conntrack_error_msg(struct conntrack *ct, const struct nlmsghdr *nlh,
 		conntrack_failing(ct, err, now_ns);
 }
 
+/* Into the cache, or to the sink that fills the packet threads' caches. */
+static void
+conntrack_learnt(struct conntrack *ct, enum natcache_msg_kind kind,
+    const struct cake_tuple *lan_out, const struct cake_tuple *wan_in,
+    uint32_t mark, uint64_t now_ns)
+{
+	struct natcache_msg	m = { .lan_out = *lan_out, .wan_in = *wan_in,
+				    .now_ns = now_ns, .mark = mark,
+				    .kind = kind };
+
+	if (ct->sink != NULL)
+		ct->sink(ct->sink_arg, &m);
+	else
+		(void)natcache_apply(ct->cache, &m);
+}
+
 static void
 conntrack_entry_msg(struct conntrack *ct, const struct nlmsghdr *nlh,
     uint64_t now_ns)
@@ -238,7 +261,8 @@ conntrack_entry_msg(struct conntrack *ct, const struct nlmsghdr *nlh,
 	nfct_destroy(e);
 	if (type == IPCTNL_MSG_CT_DELETE) {
 		ct->st.events_destroy++;
-		natcache_remove_conn(ct->cache, &lan_out, &wan_in);
+		conntrack_learnt(ct, NATCACHE_MSG_REMOVE, &lan_out, &wan_in,
+		    0, now_ns);
 		return;
 	}
 	if (nlh->nlmsg_seq != 0) {
@@ -249,7 +273,8 @@ conntrack_entry_msg(struct conntrack *ct, const struct nlmsghdr *nlh,
 		ct->st.events_new++;
 	else
 		ct->st.events_update++;
-	natcache_put_conn(ct->cache, &lan_out, &wan_in, mark, now_ns);
+	conntrack_learnt(ct, NATCACHE_MSG_PUT, &lan_out, &wan_in, mark,
+	    now_ns);
 }
 
 static void
@@ -420,40 +445,25 @@ void
 conntrack_classify(struct conntrack *ct, struct cake_pkt *pkt, bool inbound,
     bool nat, bool use_mark, uint64_t now_ns)
 {
-	const struct cake_tuple	*w = &pkt->meta.tuple;
-	struct cake_tuple	 orig, q;
-	uint32_t		 mark;
+	struct cake_tuple	q;
 
-	if (ct == NULL || (!nat && !use_mark) || !pkt->meta_valid ||
-	    w->family == 0 || (w->proto != PROTO_TCP &&
-	    w->proto != PROTO_UDP) ||
-	    (pkt->meta.flags & (CAKE_META_FRAG | CAKE_META_6IN4)))
-		return;
-	switch (natcache_lookup(ct->cache, w, now_ns, &orig, &mark)) {
-	case NATCACHE_HIT:
-		if (nat) {
-			pkt->hash_tuple = orig;
-			pkt->hash_valid = true;
-		}
-		if (use_mark)
-			pkt->mark = mark;
-		return;
-	case NATCACHE_NEGATIVE:
-		return;
-	case NATCACHE_MISS:
-		break;
-	}
-	natcache_put_negative(ct->cache, w, now_ns);
-	/*
-	 * An inbound packet carries a tuple of the connection as it is;
-	 * an outbound one was translated, so its reverse is the tuple
-	 * conntrack knows (the reply of a masqueraded connection).
-	 */
-	if (inbound)
-		q = *w;
-	else
-		natcache_reverse(w, &q);
-	conntrack_query(ct, &q, now_ns);
+	if (ct != NULL && natcache_classify(ct->cache, pkt, inbound, nat,
+	    use_mark, now_ns, &q))
+		conntrack_query(ct, &q, now_ns);
+}
+
+void
+conntrack_ask(struct conntrack *ct, const struct cake_tuple *t,
+    uint64_t now_ns)
+{
+	conntrack_query(ct, t, now_ns);
+}
+
+void
+conntrack_set_sink(struct conntrack *ct, conntrack_sink_fn *fn, void *arg)
+{
+	ct->sink = fn;
+	ct->sink_arg = arg;
 }
 
 /* ---- setup ------------------------------------------------------------- */
@@ -593,11 +603,10 @@ conntrack_get_stats(const struct conntrack *ct, struct conntrack_stats *st)
 }
 
 void
-conntrack_log_stats(const struct conntrack *ct)
+conntrack_log_stats(const struct conntrack_stats *st)
 {
-	struct conntrack_stats	s;
+	const struct conntrack_stats	s = *st;
 
-	conntrack_get_stats(ct, &s);
 	log_info("nat: conntrack=%s cache_entries=%u/%u hits=%" PRIu64
 	    " misses=%" PRIu64 " neg_hits=%" PRIu64 " evictions=%" PRIu64
 	    " expiries=%" PRIu64 " events_new=%" PRIu64 " events_update=%"

@@ -68,10 +68,25 @@ void		 conntrack_set_expiry(struct conntrack *ct,
 void		 conntrack_classify(struct conntrack *ct, struct cake_pkt *pkt,
 		    bool inbound, bool nat, bool use_mark, uint64_t now_ns);
 
+/*
+ * threads = 2, on main: sends a query a packet thread's cache missed
+ * (natcache_classify() gave t), within the same limits.
+ */
+void		 conntrack_ask(struct conntrack *ct,
+		    const struct cake_tuple *t, uint64_t now_ns);
+
+/*
+ * threads = 2: what answers and events teach goes to fn (which posts it
+ * to each packet thread's cache) instead of ct's own cache.
+ */
+typedef void	 conntrack_sink_fn(void *arg, const struct natcache_msg *m);
+void		 conntrack_set_sink(struct conntrack *ct,
+		    conntrack_sink_fn *fn, void *arg);
+
 void		 conntrack_get_stats(const struct conntrack *ct,
 		    struct conntrack_stats *st);
 const char	*conntrack_state_name(enum conntrack_state state);
 /* Logs the counters at LOG_INFO (SIGUSR1). */
-void		 conntrack_log_stats(const struct conntrack *ct);
+void		 conntrack_log_stats(const struct conntrack_stats *st);
 
 #endif /* CAKED_DAEMON_CONNTRACK_H */

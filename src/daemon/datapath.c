@@ -49,7 +49,9 @@
 #include "daemon/conntrack.h"
 #include "daemon/datapath.h"
 #include "daemon/gro.h"
+#include "daemon/inbox.h"
 #include "daemon/log.h"
+#include "daemon/natcache.h"
 #include "daemon/pool.h"
 #include "daemon/tun.h"
 #include "daemon/vnet.h"
@@ -101,11 +103,44 @@ datapath_set_queues(struct datapath *dp, const int in[], unsigned int nin,
 
 void
 datapath_set_conntrack(struct datapath *dp, struct conntrack *ct,
-    const struct cake_config *cfg, bool inbound)
+    bool inbound)
 {
 	dp->nat = ct;
-	dp->nat_cfg = cfg;
 	dp->nat_inbound = inbound;
+}
+
+void
+datapath_set_natcache(struct datapath *dp, struct natcache *cache,
+    struct inbox *ask, bool inbound)
+{
+	dp->nat_cache = cache;
+	dp->nat_ask = ask;
+	dp->nat_inbound = inbound;
+}
+
+void
+datapath_set_nat(struct datapath *dp, bool nat, bool mark)
+{
+	dp->nat_use = nat;
+	dp->nat_mark = mark;
+}
+
+/*
+ * Pre-NAT keys and mark from conntrack: directly with threads = 1; from
+ * this thread's cache with threads = 2, a miss posted to main (a full
+ * inbox loses the query, counted there: the next miss asks again).
+ */
+static void
+datapath_nat(struct datapath *dp, struct cake_pkt *pkt, uint64_t now_ns)
+{
+	struct cake_tuple	ask;
+
+	if (dp->nat != NULL)
+		conntrack_classify(dp->nat, pkt, dp->nat_inbound,
+		    dp->nat_use, dp->nat_mark, now_ns);
+	else if (dp->nat_cache != NULL && natcache_classify(dp->nat_cache,
+	    pkt, dp->nat_inbound, dp->nat_use, dp->nat_mark, now_ns, &ask))
+		(void)inbox_post(dp->nat_ask, &ask);
 }
 
 /* The keys the engine hashed the packet by: pre-NAT when conntrack knew. */
@@ -330,9 +365,7 @@ datapath_enqueue(struct datapath *dp, struct cake_pkt *pkt, uint32_t len,
 	if (dp->ts != NULL || dp->ts_ring != NULL)
 		datapath_ts(dp, dp->ts_from_lan ? TSRTT_LAN_ARRIVE :
 		    TSRTT_WAN_ARRIVE, pkt, now_ns);
-	if (dp->nat != NULL)
-		conntrack_classify(dp->nat, pkt, dp->nat_inbound,
-		    dp->nat_cfg->nat, dp->nat_cfg->fwmark_mask != 0, now_ns);
+	datapath_nat(dp, pkt, now_ns);
 	dp->st.rx_pkts++;
 	dp->st.rx_bytes += len;
 	(void)group_enqueue(dp->group, pkt, now_ns);

@@ -24,6 +24,8 @@
 #define DATAPATH_DROP_REASONS	(CAKE_DROP_FLUSH + 1)
 
 struct conntrack;
+struct inbox;
+struct natcache;
 struct group;
 struct json_writer;
 struct pool;
@@ -83,8 +85,12 @@ struct datapath {
 	struct cake_pkt		*rx_spare;	/* large buffer for GSO reads */
 	bool			 in_vnet;	/* frames carry a vnet header */
 	bool			 out_vnet;
-	struct conntrack	*nat;		/* NULL: no conntrack lookups */
-	const struct cake_config *nat_cfg;	/* live: nat, fwmark_mask */
+	struct conntrack	*nat;		/* threads = 1: lookups
+						 * (NULL: none, or nat_cache) */
+	struct natcache		*nat_cache;	/* threads = 2: the thread's */
+	struct inbox		*nat_ask;	/* its misses, to main */
+	bool			 nat_use;	/* hash by pre-NAT keys */
+	bool			 nat_mark;	/* take conntrack's mark */
 	bool			 nat_inbound;	/* packets come from the WAN */
 	int			 gone_errno;
 	uint32_t		 last_tx;	/* sent by the last send */
@@ -126,11 +132,18 @@ void		datapath_set_queues(struct datapath *dp, const int in[],
 		    unsigned int nin, const int out[], unsigned int nout);
 /*
  * Looks each packet up in conntrack (ct, or NULL for none) before it is
- * queued, as cfg's nat and fwmark_mask say; cfg must outlive dp.
+ * queued, as datapath_set_nat() says (threads = 1).
  */
 void		datapath_set_conntrack(struct datapath *dp,
-		    struct conntrack *ct, const struct cake_config *cfg,
-		    bool inbound);
+		    struct conntrack *ct, bool inbound);
+/*
+ * threads = 2: looks each packet up in cache, owned by dp's thread and
+ * filled by main; a miss posts the tuple to ask for main's conntrack.
+ */
+void		datapath_set_natcache(struct datapath *dp,
+		    struct natcache *cache, struct inbox *ask, bool inbound);
+/* What the lookups give the packet: cake's nat and fwmark options. */
+void		datapath_set_nat(struct datapath *dp, bool nat, bool mark);
 /*
  * Shows every frame to ts (tsrtt.h; NULL: none) as it arrives and as it
  * leaves caked's queue; from_lan: this is the upload direction.

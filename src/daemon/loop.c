@@ -3,10 +3,10 @@
 /*
  * loop.c: one libevent base for the whole daemon. The directions are
  * moved by a packet loop (struct loop_pkt: the directions on one event
- * base and their departure timer); [general] threads = 1, the only value
- * so far, puts both directions in one packet loop on the main base, and
- * doc/design.md (Threads) says how a thread per direction would build
- * on it. Read events on the two devices feed the engines; one timerfd per
+ * base and their departure timer); [general] threads = 1 puts both
+ * directions in one packet loop on the main base, threads = 2 gives each
+ * a thread of its own (doc/design.md, Threads: what they share, and how
+ * NAT lookups work there). Read events on the two devices feed the engines; one timerfd per
  * packet loop, armed at the earliest instant one of its engines may send
  * (an absolute CLOCK_MONOTONIC deadline), drives dequeues: each wakeup
  * sends every packet due within the departure horizon ([general]
@@ -55,6 +55,7 @@
 #include "daemon/inbox.h"
 #include "daemon/log.h"
 #include "daemon/loop.h"
+#include "daemon/natcache.h"
 #include "daemon/notify.h"
 #include "daemon/passive.h"
 #include "daemon/reply.h"
@@ -71,6 +72,8 @@
 #define LOOP_INBOX_SLOTS	64	/* messages waiting for a thread */
 #define LOOP_TS_SLOTS		16384	/* TCP segments waiting for main */
 #define LOOP_TS_DRAIN_US	10000	/* main takes them this often */
+#define LOOP_NAT_IN_SLOTS	8192	/* conntrack's news for a thread */
+#define LOOP_NAT_ASK_SLOTS	1024	/* a thread's misses for main */
 #define LOOP_BUSY		INT_MIN	/* a packet thread did not answer */
 
 static const int loop_signals[] = { SIGTERM, SIGINT, SIGHUP, SIGUSR1 };
@@ -131,6 +134,12 @@ struct loop_pkt {
 	struct ring		*ts_ring;	/* TCP segments, to main */
 	uint64_t		 busy;		/* calls not answered in time */
 	bool			 last_busy;	/* the last call was not */
+	/* threads = 2 with nat or fwmark (see loop_nat()). */
+	struct natcache		*nat_cache;	/* the thread's own */
+	struct inbox		*nat_in;	/* main -> thread: learnt */
+	struct inbox		*nat_ask;	/* to main: misses */
+	struct event		*ev_nat_in;	/* on base */
+	struct event		*ev_nat_ask;	/* on the main base */
 };
 
 struct loop {
@@ -517,38 +526,228 @@ loop_horizon(struct loop *l)
 	}
 }
 
+/* ---- NAT: conntrack on main, a cache per packet thread ----------------- */
+
+/* What loop_nat_fn() gives a packet loop's directions. */
+struct loop_natset {
+	struct conntrack	*ct;
+	bool			 nat[CONFIG_DIRS];
+	bool			 mark[CONFIG_DIRS];
+	uint32_t		 size;
+	uint64_t		 expiry_ns;
+	int			 rc;
+};
+
+/* The packet thread's side: what main's conntrack learnt, into its cache. */
+static void
+loop_on_nat_in(evutil_socket_t fd, short what, void *arg)
+{
+	struct loop_pkt		*p = arg;
+	struct natcache_msg	 m;
+
+	(void)fd;
+	(void)what;
+	inbox_ack(p->nat_in);
+	while (inbox_take(p->nat_in, &m))
+		(void)natcache_apply(p->nat_cache, &m);
+}
+
+/* Main's side: a packet thread's misses become conntrack queries. */
+static void
+loop_on_nat_ask(evutil_socket_t fd, short what, void *arg)
+{
+	struct loop_pkt		*p = arg;
+	struct cake_tuple	 t;
+	uint64_t		 now_ns = timer_now_ns();
+
+	(void)fd;
+	(void)what;
+	inbox_ack(p->nat_ask);
+	while (inbox_take(p->nat_ask, &t))
+		if (p->loop->nat != NULL)
+			conntrack_ask(p->loop->nat, &t, now_ns);
+}
+
 /*
- * Opens conntrack the first time a direction needs it (nat or fwmark);
- * when it cannot be used, warns once and shapes on without it.
+ * conntrack's sink with threads = 2: each thread gets every connection
+ * (its cache then answers the lookups of its own direction). A full
+ * inbox loses the news, counted; the thread's next miss asks again.
  */
 static void
-loop_nat(struct loop *l, const struct caked_config *cfg)
+loop_nat_sink(void *arg, const struct natcache_msg *m)
 {
-	char	why[128];
-	int	i, need = 0;
+	struct loop	*l = arg;
+	unsigned int	 i;
 
-	for (i = 0; i < CONFIG_DIRS; i++)
-		need |= cfg->cake[i].nat || cfg->cake[i].fwmark_mask != 0;
-	if (l->nat != NULL) {
-		conntrack_set_expiry(l->nat,
-		    cfg->nat_cache_expiry_s * 1000000000ULL);
-		return;
+	for (i = 0; i < l->npkt; i++)
+		if (l->pkt[i].nat_in != NULL)
+			(void)inbox_post(l->pkt[i].nat_in, m);
+}
+
+/*
+ * On p's thread (or before it starts): its cache, made on first use by
+ * the thread that owns it, with the event that fills it on p's base.
+ */
+static int
+loop_nat_cache(struct loop_pkt *p, const struct loop_natset *s)
+{
+	uint64_t	seed = timer_now_ns() ^ (uint64_t)(uintptr_t)p;
+	unsigned int	i;
+
+	if (p->nat_cache != NULL) {
+		natcache_set_expiry(p->nat_cache, s->expiry_ns);
+		return 0;
 	}
-	if (!need || l->nat_warned)
+	if ((p->ev_nat_in = event_new(p->base, inbox_fd(p->nat_in),
+	    EV_READ | EV_PERSIST, loop_on_nat_in, p)) == NULL)
+		return -1;
+	if ((p->nat_cache = natcache_create(s->size, s->expiry_ns, seed)) ==
+	    NULL || event_add(p->ev_nat_in, NULL) == -1) {
+		natcache_destroy(p->nat_cache);
+		p->nat_cache = NULL;
+		event_free(p->ev_nat_in);
+		p->ev_nat_in = NULL;
+		return -1;
+	}
+	for (i = 0; i < p->ndirs; i++)
+		datapath_set_natcache(&p->dir[i]->dp, p->nat_cache, p->nat_ask,
+		    p->dir[i] == &p->loop->dir[CONFIG_DOWNLOAD]);
+	return 0;
+}
+
+/* Where p's packets move: their lookups and what they take from them. */
+static void
+loop_nat_fn(struct loop_pkt *p, void *arg)
+{
+	struct loop_natset	*s = arg;
+	struct loop_dir		*d;
+	unsigned int		 i;
+	int			 dir;
+
+	if (p->threaded && (s->rc = loop_nat_cache(p, s)) == -1)
 		return;
+	for (i = 0; i < p->ndirs; i++) {
+		d = p->dir[i];
+		dir = (int)(d - p->loop->dir);
+		if (!p->threaded)
+			datapath_set_conntrack(&d->dp, s->ct,
+			    dir == CONFIG_DOWNLOAD);
+		datapath_set_nat(&d->dp, s->nat[dir], s->mark[dir]);
+	}
+}
+
+/* threads = 2, on main: p's inboxes to and from its cache. */
+static int
+loop_nat_inboxes(struct loop *l, struct loop_pkt *p)
+{
+	if (p->nat_in != NULL)
+		return 0;
+	if ((p->nat_in = inbox_create(LOOP_NAT_IN_SLOTS,
+	    sizeof(struct natcache_msg))) == NULL ||
+	    (p->nat_ask = inbox_create(LOOP_NAT_ASK_SLOTS,
+	    sizeof(struct cake_tuple))) == NULL ||
+	    (p->ev_nat_ask = event_new(l->base, inbox_fd(p->nat_ask),
+	    EV_READ | EV_PERSIST, loop_on_nat_ask, p)) == NULL ||
+	    event_add(p->ev_nat_ask, NULL) == -1)
+		return -1;
+	return 0;
+}
+
+/* Opens conntrack (and the threads' inboxes); warns once if it cannot. */
+static void
+loop_nat_open(struct loop *l, const struct caked_config *cfg)
+{
+	char		why[128] = "";
+	unsigned int	i;
+
 	l->nat = conntrack_open(l->base, cfg->nat_cache_size,
 	    cfg->nat_cache_expiry_s * 1000000000ULL, why, sizeof(why));
+	for (i = 0; l->nat != NULL && i < l->npkt && l->pkt[i].threaded; i++)
+		if (loop_nat_inboxes(l, &l->pkt[i]) == -1) {
+			(void)snprintf(why, sizeof(why), "packet thread "
+			    "inbox: %s", strerror(errno));
+			conntrack_close(l->nat);
+			l->nat = NULL;
+		}
 	if (l->nat == NULL) {
 		log_warnx("conntrack unavailable (%s): nat and fwmark marks "
 		    "disabled, shaping continues", why);
 		l->nat_warned = true;
 		return;
 	}
-	log_info("conntrack: NAT cache of %u entries, expiry %us",
-	    cfg->nat_cache_size, cfg->nat_cache_expiry_s);
-	for (i = 0; i < CONFIG_DIRS; i++)
-		datapath_set_conntrack(&l->dir[i].dp, l->nat,
-		    &l->setup.cfg->cake[i], i == CONFIG_DOWNLOAD);
+	if (l->npkt > 1)
+		conntrack_set_sink(l->nat, loop_nat_sink, l);
+	log_info("conntrack: NAT cache of %u entries%s, expiry %us",
+	    cfg->nat_cache_size, l->npkt > 1 ? " per packet thread" : "",
+	    cfg->nat_cache_expiry_s);
+}
+
+/*
+ * Opens conntrack the first time a direction needs it (nat or fwmark),
+ * then tells each packet loop what to look up; when conntrack cannot be
+ * used, warns once and shapes on without it.
+ */
+static void
+loop_nat(struct loop *l, const struct caked_config *cfg)
+{
+	struct loop_natset	s = { .size = cfg->nat_cache_size,
+				    .expiry_ns = cfg->nat_cache_expiry_s *
+				    1000000000ULL };
+	int			i, need = 0;
+
+	for (i = 0; i < CONFIG_DIRS; i++) {
+		s.nat[i] = cfg->cake[i].nat;
+		s.mark[i] = cfg->cake[i].fwmark_mask != 0;
+		need |= s.nat[i] || s.mark[i];
+	}
+	if (l->nat == NULL && need && !l->nat_warned)
+		loop_nat_open(l, cfg);
+	if ((s.ct = l->nat) == NULL)
+		return;
+	conntrack_set_expiry(l->nat, s.expiry_ns);
+	for (i = 0; i < (int)l->npkt; i++)
+		if (loop_call(&l->pkt[i], loop_nat_fn, &s) == -1 || s.rc == -1)
+			log_warnx("%s: busy or out of memory, nat and fwmark "
+			    "not applied", l->pkt[i].dir[0]->dp.name);
+}
+
+/* NAT counters: conntrack's, with the threads' caches summed. */
+static void
+loop_nat_stats_fn(struct loop_pkt *p, void *arg)
+{
+	struct natcache_stats	*sum = arg, c;
+
+	if (p->nat_cache == NULL)
+		return;
+	natcache_get_stats(p->nat_cache, &c);
+	sum->hits += c.hits;
+	sum->neg_hits += c.neg_hits;
+	sum->misses += c.misses;
+	sum->inserts += c.inserts;
+	sum->updates += c.updates;
+	sum->evictions += c.evictions;
+	sum->expiries += c.expiries;
+	sum->removals += c.removals;
+	sum->entries += c.entries;
+	sum->size += c.size;
+}
+
+/* A busy thread's cache is left out of the sums (-1 then). */
+static int
+loop_nat_stats(struct loop *l, struct conntrack_stats *st)
+{
+	unsigned int	i;
+	int		rc = 0;
+
+	conntrack_get_stats(l->nat, st);
+	if (l->npkt < 2)
+		return 0;
+	memset(&st->cache, 0, sizeof(st->cache));
+	for (i = 0; i < l->npkt; i++)
+		if (loop_call(&l->pkt[i], loop_nat_stats_fn, &st->cache) ==
+		    -1)
+			rc = -1;
+	return rc;
 }
 
 /*
@@ -854,11 +1053,6 @@ loop_ctl_change(void *arg, int dir, const struct cake_config *cfg,
 		return -1;
 	if (keywords_check_floors(cfg, l->setup.cfg->mtu, err, errlen) == -1)
 		return -1;
-	if (l->npkt > 1 && (cfg->nat || cfg->fwmark_mask != 0)) {
-		(void)snprintf(err, errlen, "nat and fwmark need threads = 1 "
-		    "in this version");
-		return -1;
-	}
 	if ((rc = loop_change(l, dir, cfg, now_ns)) == LOOP_BUSY) {
 		(void)snprintf(err, errlen, "busy: the %s thread did not "
 		    "answer, not changed", config_dir_name(dir));
@@ -916,7 +1110,7 @@ loop_ctl_nat(void *arg, struct ctlcmd_nat *n)
 	}
 	if (l->nat == NULL)
 		return -1;
-	conntrack_get_stats(l->nat, &s);
+	(void)loop_nat_stats(l, &s);
 	n->state = conntrack_state_name(s.state);
 	n->entries = s.cache.entries;
 	n->size = s.cache.size;
@@ -1108,9 +1302,10 @@ loop_log_fn(struct loop_pkt *p, void *arg)
 static void
 loop_on_signal(evutil_socket_t sig, short what, void *arg)
 {
-	struct loop	*l = arg;
-	char		 err[CTLCMD_ERR_MAX];
-	int		 i;
+	struct loop		*l = arg;
+	struct conntrack_stats	 cs;
+	char			 err[CTLCMD_ERR_MAX];
+	int			 i;
 
 	(void)what;
 	switch (sig) {
@@ -1132,8 +1327,12 @@ loop_on_signal(evutil_socket_t sig, short what, void *arg)
 		    "timer_spins=%llu", (unsigned long long)l->reloads,
 		    (unsigned long long)l->reload_failures,
 		    (unsigned long long)loop_timer_spins(l));
-		if (l->nat != NULL)
-			conntrack_log_stats(l->nat);
+		if (l->nat != NULL) {
+			if (loop_nat_stats(l, &cs) == -1)
+				log_info("nat: a packet thread is busy, its "
+				    "cache not counted");
+			conntrack_log_stats(&cs);
+		}
 		autorate_run_log_stats(l->ar);
 		break;
 	}
@@ -1335,6 +1534,11 @@ loop_pkt_fini(struct loop_pkt *p)
 	if (p->ev_outbox != NULL)
 		event_free(p->ev_outbox);
 	p->ev_inbox = p->ev_outbox = NULL;
+	if (p->ev_nat_in != NULL)
+		event_free(p->ev_nat_in);
+	if (p->ev_nat_ask != NULL)
+		event_free(p->ev_nat_ask);
+	p->ev_nat_in = p->ev_nat_ask = NULL;
 }
 
 /* What loop_pkt_fini() leaves: the base and messages, once unused. */
@@ -1347,11 +1551,15 @@ loop_pkt_free(struct loop_pkt *p)
 		event_base_free(p->base);
 	inbox_destroy(p->inbox);
 	inbox_destroy(p->outbox);
+	inbox_destroy(p->nat_in);
+	inbox_destroy(p->nat_ask);
+	natcache_destroy(p->nat_cache);
 	ring_destroy(p->ts_ring);
 	if (p->reply_ok)
 		reply_fini(&p->reply);
 	p->base = NULL;
-	p->inbox = p->outbox = NULL;
+	p->inbox = p->outbox = p->nat_in = p->nat_ask = NULL;
+	p->nat_cache = NULL;
 	p->ts_ring = NULL;
 	p->reply_ok = false;
 }

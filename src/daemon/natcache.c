@@ -21,6 +21,9 @@
 #include "caked/cake.h"
 #include "daemon/natcache.h"
 
+#define NATCACHE_PROTO_TCP	6
+#define NATCACHE_PROTO_UDP	17
+
 #define NATCACHE_NIL	UINT32_MAX
 
 enum natcache_kind {
@@ -359,4 +362,68 @@ void
 natcache_get_stats(const struct natcache *c, struct natcache_stats *st)
 {
 	*st = c->st;
+}
+
+/* Only TCP and UDP packets with ports of their own are looked up. */
+static bool
+natcache_wanted(const struct cake_pkt *pkt)
+{
+	const struct cake_tuple	*w = &pkt->meta.tuple;
+
+	return pkt->meta_valid && w->family != 0 &&
+	    (w->proto == NATCACHE_PROTO_TCP ||
+	    w->proto == NATCACHE_PROTO_UDP) &&
+	    !(pkt->meta.flags & (CAKE_META_FRAG | CAKE_META_6IN4));
+}
+
+bool
+natcache_classify(struct natcache *c, struct cake_pkt *pkt, bool inbound,
+    bool nat, bool use_mark, uint64_t now_ns, struct cake_tuple *ask)
+{
+	const struct cake_tuple	*w = &pkt->meta.tuple;
+	struct cake_tuple	 orig;
+	uint32_t		 mark;
+
+	if ((!nat && !use_mark) || !natcache_wanted(pkt))
+		return false;
+	switch (natcache_lookup(c, w, now_ns, &orig, &mark)) {
+	case NATCACHE_HIT:
+		if (nat) {
+			pkt->hash_tuple = orig;
+			pkt->hash_valid = true;
+		}
+		if (use_mark)
+			pkt->mark = mark;
+		return false;
+	case NATCACHE_NEGATIVE:
+		return false;
+	case NATCACHE_MISS:
+		break;
+	}
+	natcache_put_negative(c, w, now_ns);
+	/*
+	 * An inbound packet carries a tuple of the connection as it is;
+	 * an outbound one was translated, so its reverse is the tuple
+	 * conntrack knows (the reply of a masqueraded connection).
+	 */
+	if (inbound)
+		*ask = *w;
+	else
+		natcache_reverse(w, ask);
+	return true;
+}
+
+bool
+natcache_apply(struct natcache *c, const struct natcache_msg *m)
+{
+	switch (m->kind) {
+	case NATCACHE_MSG_PUT:
+		natcache_put_conn(c, &m->lan_out, &m->wan_in, m->mark,
+		    m->now_ns);
+		return true;
+	case NATCACHE_MSG_REMOVE:
+		natcache_remove_conn(c, &m->lan_out, &m->wan_in);
+		return true;
+	}
+	return false;
 }

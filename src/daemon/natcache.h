@@ -96,6 +96,38 @@ void		 natcache_flush(struct natcache *c);
 void		 natcache_get_stats(const struct natcache *c,
 		    struct natcache_stats *st);
 
+/*
+ * The packet path's use of the cache, for a packet as parsed (inbound:
+ * it came from the WAN): on a hit sets the pre-NAT hash tuple (if nat)
+ * and the mark (if use_mark); on a miss enters a negative entry, fills
+ * *ask with the tuple to query conntrack for and returns true (the
+ * caller sends or posts the query; the packet is hashed as it is).
+ */
+bool		 natcache_classify(struct natcache *c, struct cake_pkt *pkt,
+		    bool inbound, bool nat, bool use_mark, uint64_t now_ns,
+		    struct cake_tuple *ask);
+
+/*
+ * What conntrack learnt, as a message to a cache on another thread
+ * (threads = 2: main reads conntrack, each packet thread owns a cache).
+ */
+enum natcache_msg_kind {
+	NATCACHE_MSG_PUT = 1,	/* natcache_put_conn() */
+	NATCACHE_MSG_REMOVE,	/* natcache_remove_conn() */
+};
+
+struct natcache_msg {
+	struct cake_tuple	lan_out;
+	struct cake_tuple	wan_in;
+	uint64_t		now_ns;
+	uint32_t		mark;
+	uint8_t			kind;	/* enum natcache_msg_kind */
+};
+
+/* Applies m to c; false (nothing done) for an unknown kind. */
+bool		 natcache_apply(struct natcache *c,
+		    const struct natcache_msg *m);
+
 /* Swaps source and destination (addresses and ports) into out. */
 void		 natcache_reverse(const struct cake_tuple *t,
 		    struct cake_tuple *out);

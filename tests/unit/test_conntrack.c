@@ -9,6 +9,8 @@
  * late (after the query timed out), twice, or never. The in-flight
  * count must stay exact, an answer must be used whenever it comes, and
  * missing answers must neither leak slots nor let queries pile up.
+ * With threads = 2 a packet thread's cache asks through main and learns
+ * what the adapter passes to its sink.
  */
 #include <sys/socket.h>
 
@@ -23,9 +25,12 @@
 #include <cmocka.h>
 #include <event2/event.h>
 #include <libnetfilter_conntrack/libnetfilter_conntrack.h>
+#include <linux/netfilter/nfnetlink.h>
+#include <linux/netfilter/nfnetlink_conntrack.h>
 
 #include "caked/cake.h"
 #include "daemon/conntrack.h"
+#include "daemon/natcache.h"
 #include "fake/fake_event.h"
 #include "fake/fake_mnl.h"
 #include "fake/fake_timer.h"
@@ -72,12 +77,9 @@ flow(unsigned int k, struct cake_tuple *orig, struct cake_tuple *reply)
 	tuple(reply, remote, 5000, wan_addr, (uint16_t)(62000 + k));
 }
 
-/*
- * Flow k's datagram leaving on the WAN (after masquerading), classified
- * at the fake clock's now; *pkt gets what the adapter decided.
- */
+/* Flow k's datagram leaving on the WAN (after masquerading), parsed. */
 static void
-classify(struct rig *r, unsigned int k, struct cake_pkt *pkt)
+frame(unsigned int k, struct cake_pkt *pkt)
 {
 	static uint8_t	f[28];
 
@@ -96,6 +98,16 @@ classify(struct rig *r, unsigned int k, struct cake_pkt *pkt)
 	pkt->len = pkt->cap = sizeof(f);
 	cake_parse(f, sizeof(f), CAKE_LINK_IP, &pkt->meta);
 	pkt->meta_valid = true;
+}
+
+/*
+ * Flow k's datagram classified at the fake clock's now (threads = 1);
+ * *pkt gets what the adapter decided.
+ */
+static void
+classify(struct rig *r, unsigned int k, struct cake_pkt *pkt)
+{
+	frame(k, pkt);
 	conntrack_classify(r->ct, pkt, false, true, true, fake_timer.now_ns);
 }
 
@@ -325,6 +337,79 @@ failing_queries_back_off_then_recover(void **state)
 	assert_known(r, 2);
 }
 
+/* threads = 2: what the sink received, as a packet thread's inbox. */
+struct sink {
+	struct natcache_msg	m[8];
+	unsigned int		n;
+};
+
+static void
+sink_take(void *arg, const struct natcache_msg *m)
+{
+	struct sink	*k = arg;
+
+	assert_true(k->n < 8);
+	k->m[k->n++] = *m;
+}
+
+/*
+ * threads = 2: a packet thread's cache misses, main asks with the tuple
+ * natcache_classify() gave, the answer and a destroy event go to the
+ * sink (not conntrack's own cache), and applied to the thread's cache
+ * they make the flow known, then forgotten.
+ */
+static void
+threads_ask_through_main_and_learn_from_the_sink(void **state)
+{
+	struct rig		*r = *state;
+	struct natcache		*c = natcache_create(64, 60000 * MS, 7);
+	struct sink		 k = { .n = 0 };
+	struct cake_tuple	 orig, reply, ask;
+	struct cake_pkt		 pkt;
+	uint8_t			 msg[FAKE_MNL_MSG_MAX];
+	size_t			 len;
+
+	assert_non_null(c);
+	conntrack_set_sink(r->ct, sink_take, &k);
+	flow(0, &orig, &reply);
+	frame(0, &pkt);
+	assert_true(natcache_classify(c, &pkt, false, true, true,
+	    fake_timer.now_ns, &ask));
+	assert_memory_equal(&ask, &reply, sizeof(ask));
+	conntrack_ask(r->ct, &ask, fake_timer.now_ns);
+	assert_int_equal(stats(r).queries, 1);
+	answer(1, 0);
+	drain(r);
+	assert_int_equal(stats(r).in_flight, 0);
+	assert_int_equal(stats(r).cache.entries, 0);	/* main has none */
+	assert_int_equal(k.n, 1);
+	assert_int_equal(k.m[0].kind, NATCACHE_MSG_PUT);
+	assert_memory_equal(&k.m[0].lan_out, &orig, sizeof(orig));
+	assert_memory_equal(&k.m[0].wan_in, &reply, sizeof(reply));
+	assert_int_equal(k.m[0].mark, MARK);
+	assert_true(natcache_apply(c, &k.m[0]));
+	frame(0, &pkt);
+	assert_false(natcache_classify(c, &pkt, false, true, true,
+	    fake_timer.now_ns, &ask));
+	assert_true(pkt.hash_valid);
+	assert_memory_equal(&pkt.hash_tuple, &orig, sizeof(orig));
+	assert_int_equal(pkt.mark, MARK);
+	/* The connection ends: a destroy event. */
+	len = fake_mnl_entry(msg, 0, &orig, &reply, IPS_SRC_NAT, MARK);
+	((struct nlmsghdr *)(void *)msg)->nlmsg_type =
+	    (NFNL_SUBSYS_CTNETLINK << 8) | IPCTNL_MSG_CT_DELETE;
+	assert_int_equal(fake_mnl_deliver(fake_mnl.events, msg, len), 0);
+	drain(r);
+	assert_int_equal(k.n, 2);
+	assert_int_equal(k.m[1].kind, NATCACHE_MSG_REMOVE);
+	assert_true(natcache_apply(c, &k.m[1]));
+	frame(0, &pkt);
+	assert_true(natcache_classify(c, &pkt, false, true, true,
+	    fake_timer.now_ns, &ask));
+	assert_false(pkt.hash_valid);
+	natcache_destroy(c);
+}
+
 int
 main(void)
 {
@@ -342,6 +427,9 @@ main(void)
 		    rig_setup, rig_teardown),
 		cmocka_unit_test_setup_teardown(
 		    failing_queries_back_off_then_recover,
+		    rig_setup, rig_teardown),
+		cmocka_unit_test_setup_teardown(
+		    threads_ask_through_main_and_learn_from_the_sink,
 		    rig_setup, rig_teardown),
 	};
 

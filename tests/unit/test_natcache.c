@@ -3,7 +3,9 @@
 /*
  * test_natcache.c: the NAT lookup cache (src/daemon/natcache.c): the
  * mapping of a masqueraded connection in both directions, LRU eviction,
- * idle expiry, negative entries and the counters.
+ * idle expiry, negative entries and the counters; the packet path's
+ * lookup (natcache_classify) and the messages that fill a packet
+ * thread's cache (natcache_apply).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -347,6 +349,102 @@ sizes_out_of_range_are_refused(void **state)
 	assert_null(natcache_create(NATCACHE_SIZE_MAX + 1, EXPIRY_NS, 0));
 }
 
+/* A parsed packet with tuple t (the engine's parse is not under test). */
+static struct cake_pkt
+parsed(const struct cake_tuple *t, uint32_t flags)
+{
+	struct cake_pkt	p;
+
+	memset(&p, 0, sizeof(p));
+	p.meta.tuple = *t;
+	p.meta.flags = flags;
+	p.meta_valid = true;
+	return p;
+}
+
+/*
+ * The packet path: only TCP and UDP packets that are not fragments are
+ * looked up, and only when nat or fwmark asks; a miss asks once (an
+ * inbound packet's tuple as it is, an outbound one's reversed), then
+ * stays negative; a hit gives the keys only with nat, the mark only
+ * with fwmark.
+ */
+static void
+classify_asks_once_and_gives_what_was_asked_for(void **state)
+{
+	struct natcache		*c = natcache_create(64, EXPIRY_NS, 3);
+	struct conn		 k = masq(HOST_A, 40000, 61000);
+	struct cake_tuple	 up = v4(ROUTER, 61000, SERVER, 5201, 6);
+	struct cake_tuple	 icmp = v4(ROUTER, 0, SERVER, 0, 1);
+	struct cake_tuple	 ask;
+	struct cake_pkt		 p;
+	struct natcache_stats	 st;
+
+	(void)state;
+	assert_non_null(c);
+	p = parsed(&icmp, 0);
+	assert_false(natcache_classify(c, &p, false, true, true, 0, &ask));
+	p = parsed(&up, CAKE_META_FRAG);
+	assert_false(natcache_classify(c, &p, false, true, true, 0, &ask));
+	p = parsed(&up, 0);
+	assert_false(natcache_classify(c, &p, false, false, false, 0, &ask));
+	natcache_get_stats(c, &st);
+	assert_int_equal(st.misses, 0);		/* none was looked up */
+	assert_true(natcache_classify(c, &p, false, true, true, 0, &ask));
+	assert_memory_equal(&ask, &k.reply, sizeof(ask));
+	assert_false(natcache_classify(c, &p, false, true, true, 1, &ask));
+	p = parsed(&k.reply, 0);
+	assert_true(natcache_classify(c, &p, true, true, true, 2, &ask));
+	assert_memory_equal(&ask, &k.reply, sizeof(ask));
+	assert_false(p.hash_valid);
+	natcache_put_conn(c, &k.orig, &k.reply, 9, 3);
+	p = parsed(&up, 0);
+	assert_false(natcache_classify(c, &p, false, false, true, 4, &ask));
+	assert_false(p.hash_valid);
+	assert_int_equal(p.mark, 9);
+	p = parsed(&up, 0);
+	assert_false(natcache_classify(c, &p, false, true, false, 5, &ask));
+	assert_true(p.hash_valid);
+	assert_memory_equal(&p.hash_tuple, &k.orig, sizeof(k.orig));
+	assert_int_equal(p.mark, 0);
+	natcache_destroy(c);
+}
+
+/* Messages from main: a connection in, then out; a bad kind does nothing. */
+static void
+messages_put_and_remove_connections(void **state)
+{
+	struct natcache		*c = natcache_create(64, EXPIRY_NS, 4);
+	struct conn		 k = masq(HOST_B, 40001, 61001);
+	struct natcache_msg	 m = { .lan_out = k.orig, .wan_in = k.reply,
+				    .now_ns = 0, .mark = 5,
+				    .kind = NATCACHE_MSG_PUT };
+	struct cake_tuple	 got;
+	struct natcache_stats	 st;
+	uint32_t		 mark = 0;
+
+	(void)state;
+	assert_non_null(c);
+	assert_true(natcache_apply(c, &m));
+	assert_int_equal(natcache_lookup(c, &k.reply, SEC_NS, &got, &mark),
+	    NATCACHE_HIT);
+	assert_int_equal(mark, 5);
+	m.kind = 0;
+	assert_false(natcache_apply(c, &m));
+	m.kind = 99;
+	assert_false(natcache_apply(c, &m));
+	natcache_get_stats(c, &st);
+	assert_int_equal(st.entries, 2);
+	m.kind = NATCACHE_MSG_REMOVE;
+	assert_true(natcache_apply(c, &m));
+	assert_int_equal(natcache_lookup(c, &k.reply, SEC_NS, &got, &mark),
+	    NATCACHE_MISS);
+	natcache_get_stats(c, &st);
+	assert_int_equal(st.entries, 0);
+	assert_int_equal(st.removals, 2);
+	natcache_destroy(c);
+}
+
 int
 main(void)
 {
@@ -367,6 +465,9 @@ main(void)
 		cmocka_unit_test(
 		    destroyed_connection_is_forgotten_and_mark_updates_apply),
 		cmocka_unit_test(sizes_out_of_range_are_refused),
+		cmocka_unit_test(
+		    classify_asks_once_and_gives_what_was_asked_for),
+		cmocka_unit_test(messages_put_and_remove_connections),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

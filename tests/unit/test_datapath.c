@@ -9,7 +9,8 @@
  * gone ends the path with DATAPATH_GONE; segments of one TCP flow leave
  * as one super-packet. With two queues per device, a flood on one queue
  * cannot starve a quiet flow on the other (it does with one queue), and
- * each flow is written to one queue.
+ * each flow is written to one queue. With a packet thread's NAT cache a
+ * miss is posted to main once and a hit hashes by the pre-NAT host.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -27,6 +28,8 @@
 #include "caked/group.h"
 #include "engine/csum.h"
 #include "daemon/datapath.h"
+#include "daemon/inbox.h"
+#include "daemon/natcache.h"
 #include "daemon/pool.h"
 #include "engine/tsrtt.h"
 #include "fake/fake_tun.h"
@@ -795,6 +798,67 @@ device_gone_on_any_queue_ends_with_gone(void **state)
 	rig_done(&r);
 }
 
+/* The packets sent for host addr (IPv4, the last 4 bytes of a tuple). */
+static uint64_t
+host_pkts(const struct rig *r, const uint8_t addr[4])
+{
+	struct hostacct_entry	e[8];
+	unsigned int		i, n;
+
+	n = hostacct_busiest(&r->dp.hosts, T0 + 1, e, 8);
+	for (i = 0; i < n; i++)
+		if (memcmp(e[i].addr + 12, addr, 4) == 0)
+			return e[i].pkts;
+	return 0;
+}
+
+/*
+ * threads = 2: the datapath looks frames up in its thread's own cache;
+ * a miss posts the tuple to ask conntrack about (an outbound frame's
+ * reversed) once, and after main's answer entered the cache the
+ * flow's frames count for its pre-NAT host.
+ */
+static void
+nat_cache_miss_is_posted_once_then_hits(void **state)
+{
+	static const uint8_t	 lan[4] = { 10, 0, 0, 2 };
+	static const uint8_t	 wan[4] = { 192, 0, 2, 1 };
+	static const uint8_t	 far[4] = { 198, 51, 100, 2 };
+	struct rig		 r;
+	struct natcache		*c;
+	struct inbox		*ask;
+	struct cake_tuple	 t, lan_out;
+
+	(void)state;
+	rig_init(&r, false, 0);
+	assert_non_null(c = natcache_create(64, 60 * T0, 1));
+	assert_non_null(ask = inbox_create(8, sizeof(struct cake_tuple)));
+	datapath_set_natcache(&r.dp, c, ask, false);
+	datapath_set_nat(&r.dp, true, false);
+	push_udp(&r, 0, 1);
+	push_udp(&r, 0, 2);
+	assert_int_equal(datapath_read(&r.dp, T0), DATAPATH_OK);
+	assert_true(inbox_take(ask, &t));
+	assert_false(inbox_take(ask, &lan_out));	/* asked once */
+	assert_memory_equal(t.src + 12, far, 4);
+	assert_memory_equal(t.dst + 12, wan, 4);
+	assert_int_equal(t.sport, 5000);
+	assert_int_equal(t.dport, 4000);
+	natcache_reverse(&t, &lan_out);
+	memcpy(lan_out.src + 12, lan, 4);
+	natcache_put_conn(c, &lan_out, &t, 0, T0);
+	push_udp(&r, 0, 3);
+	assert_int_equal(datapath_read(&r.dp, T0 + 1), DATAPATH_OK);
+	assert_int_equal(datapath_send(&r.dp, T0 + 1), DATAPATH_OK);
+	assert_int_equal(r.nseen, 3);
+	assert_int_equal(host_pkts(&r, wan), 2);
+	assert_int_equal(host_pkts(&r, lan), 1);
+	assert_false(inbox_take(ask, &t));
+	inbox_destroy(ask);
+	natcache_destroy(c);
+	rig_done(&r);
+}
+
 int
 main(void)
 {
@@ -813,6 +877,7 @@ main(void)
 		cmocka_unit_test(flooded_queue_cannot_starve_a_quiet_one),
 		cmocka_unit_test(each_flow_is_written_to_one_queue),
 		cmocka_unit_test(device_gone_on_any_queue_ends_with_gone),
+		cmocka_unit_test(nat_cache_miss_is_posted_once_then_hits),
 		cmocka_unit_test(flows_move_off_a_busy_queue),
 		cmocka_unit_test(reading_marks_a_queue_busy_while_frames_wait),
 	};

@@ -8,9 +8,13 @@
 #  1. `dual-srchost nat`: host A (1 TCP flow) and host B (4 flows) upload
 #     at 20 Mbit: A gets 45-55 %.
 #  2. The same with `nonat`: A gets at most 30 % (the lookup is what
-#     makes the difference).
-#  In 1-3 A and B together must reach 70 % of the rate, and A must get
-#  something: a split of no traffic proves nothing.
+#     makes the difference); then `cakectl set upload nat` while caked
+#     runs (conntrack opens then): A gets 45-55 % again (2b). 2 and 2b
+#     run with threads = 2 (unless CAKED_THREADS is set): each packet
+#     thread then makes its cache while it moves packets, and the cache
+#     size reported is the sum of both.
+#  In 1-3 (and 2b) A and B together must reach 70 % of the rate, and A
+#  must get something: a split of no traffic proves nothing.
 #  3. Download with `dual-dsthost nat ingress`: A 1 flow, B 4: 45-55 %.
 #  4. nftables sets the conntrack mark of one connection (ct mark set 4);
 #     with `diffserv4 fwmark 0xff` its packets go to tin 4 (Voice).
@@ -40,6 +44,7 @@ nat_conf()
 	wan = $WAN_DEV
 	mtu = 1500
 	control = $SOCK
+	${NAT_GENERAL:-}
 	nat-cache-size = 4096
 	nat-cache-expiry = 60s
 	[upload]
@@ -188,11 +193,33 @@ ctl stats | sed -n '/^nat:/,$p'
 netns_stop_fwd
 
 # ---- 2: nat off ------------------------------------------------------------
+# 2 and 2b run with threads = 2 unless CAKED_THREADS chooses for every
+# caked, so that a plain make check covers the packet threads' caches.
+NAT_THREADS=${CAKED_THREADS:-2}
+[ -n "${CAKED_THREADS:-}" ] || NAT_GENERAL="threads = 2"
 nat_conf "dual-srchost nonat" "dual-dsthost nonat ingress"
+NAT_GENERAL=""
 nat_start
 s2=$(nat_split up-nonat)
 report_split "2. upload, dual-srchost nonat" "$s2"
 check "2. A's upload share without nat %" "$(echo "$s2" | cut -d' ' -f3)" le 30
+
+# ---- 2b: nat switched on while caked runs ---------------------------------
+# conntrack opens now; with threads = 2 each packet thread makes its
+# cache on its own thread, while it moves packets.
+ctl set upload nat >"$NETNS_TMP/set-nat.txt" 2>&1 ||
+    fail "2b. cakectl set upload nat: $(cat "$NETNS_TMP/set-nat.txt")"
+grep -q "conntrack: NAT cache" "$NETNS_TMP/fwd.log" ||
+    fail "2b. cakectl set upload nat did not open conntrack"
+s2b=$(nat_split up-setnat)
+report_split "2b. upload after set nat, threads = $NAT_THREADS" "$s2b"
+check "2b. A's upload share after set nat %" \
+    "$(echo "$s2b" | cut -d' ' -f3)" ge 45
+check "2b. A's upload share after set nat %" \
+    "$(echo "$s2b" | cut -d' ' -f3)" le 55
+# A cache per packet thread: the sizes add up.
+check "2b. NAT cache size (threads = $NAT_THREADS)" \
+    "$(ctl -j stats | jq -r '.nat.cache_size')" eq $((4096 * NAT_THREADS))
 netns_stop_fwd
 
 # ---- 5: conntrack unavailable (no CAP_NET_ADMIN) ---------------------------
@@ -216,6 +243,7 @@ netns_stop_fwd
 
 log "splits (A's share): 1. nat $(echo "$s1" | cut -d' ' -f3) %," \
     "2. nonat $(echo "$s2" | cut -d' ' -f3) %," \
+    "2b. set nat $(echo "$s2b" | cut -d' ' -f3) %," \
     "3. download nat $(echo "$s3" | cut -d' ' -f3) %; cache hit ratio" \
     "$hit_ratio %"
 netns_finish

@@ -6,15 +6,16 @@
  * base and their departure timer); [general] threads = 1 puts both
  * directions in one packet loop on the main base, threads = 2 gives each
  * a thread of its own (doc/design.md, Threads: what they share, and how
- * NAT lookups work there). Read events on the two devices feed the engines; one timerfd per
- * packet loop, armed at the earliest instant one of its engines may send
- * (an absolute CLOCK_MONOTONIC deadline), drives dequeues: each wakeup
- * sends every packet due within the departure horizon ([general]
- * departure-horizon), and the timer is armed for the first departure
- * beyond it; a write event wakes a direction whose egress device was
- * full. A one-second timer reads the devices' MTU: each direction counts
- * the packets too large for its egress device, and a device whose MTU
- * exceeds what the read buffers hold is logged (datapath.c).
+ * NAT lookups work there). Read events on the two devices feed the
+ * engines; one timerfd per packet loop, armed at the earliest instant
+ * one of its engines may send (an absolute CLOCK_MONOTONIC deadline),
+ * drives dequeues: each wakeup sends every packet due within the
+ * departure horizon ([general] departure-horizon), and the timer is
+ * armed for the first departure beyond it; a write event wakes a
+ * direction whose egress device was full. A one-second timer reads the
+ * devices' MTU: each direction counts the packets too large for its
+ * egress device, and a device whose MTU exceeds what the read buffers
+ * hold is logged (datapath.c).
  * Signals arrive as libevent events, so their work runs in the loop:
  * SIGTERM/SIGINT stop, SIGHUP reloads (parse, then swap), SIGUSR1 logs
  * statistics.
@@ -711,6 +712,26 @@ loop_nat(struct loop *l, const struct caked_config *cfg)
 			    "not applied", l->pkt[i].dir[0]->dp.name);
 }
 
+/*
+ * SIGUSR1, threads = 2: messages lost to full NAT inboxes (each is asked
+ * or learnt again later, but many mean the inboxes are too small).
+ */
+static void
+loop_nat_log_lost(const struct loop *l)
+{
+	unsigned long long	news = 0, asks = 0;
+	unsigned int		i;
+
+	for (i = 0; i < l->npkt; i++) {
+		if (l->pkt[i].nat_in == NULL)
+			continue;
+		news += inbox_refused(l->pkt[i].nat_in);
+		asks += inbox_refused(l->pkt[i].nat_ask);
+	}
+	log_info("nat: packet threads' inboxes full: %llu conntrack news "
+	    "and %llu questions lost", news, asks);
+}
+
 /* NAT counters: conntrack's, with the threads' caches summed. */
 static void
 loop_nat_stats_fn(struct loop_pkt *p, void *arg)
@@ -1332,6 +1353,8 @@ loop_on_signal(evutil_socket_t sig, short what, void *arg)
 				log_info("nat: a packet thread is busy, its "
 				    "cache not counted");
 			conntrack_log_stats(&cs);
+			if (l->npkt > 1)
+				loop_nat_log_lost(l);
 		}
 		autorate_run_log_stats(l->ar);
 		break;

@@ -220,6 +220,20 @@ check "2b. A's upload share after set nat %" \
 # A cache per packet thread: the sizes add up.
 check "2b. NAT cache size (threads = $NAT_THREADS)" \
     "$(ctl -j stats | jq -r '.nat.cache_size')" eq $((4096 * NAT_THREADS))
+# SIGUSR1 logs the summed cache counters (and, with threads = 2, what
+# the threads' inboxes lost): the hits of 2b are in them.
+kill -USR1 "$FWD_PID"
+for i in $(seq 1 20); do
+	grep -q "^caked: nat: conntrack=" "$NETNS_TMP/fwd.log" && break
+	sleep 0.1
+done
+hits=$(sed -n 's/^caked: nat: conntrack=.* hits=\([0-9]*\) .*/\1/p' \
+    "$NETNS_TMP/fwd.log" | tail -n 1)
+check "2b. NAT cache hits logged on SIGUSR1" "${hits:-0}" gt 1000
+if [ "$NAT_THREADS" = 2 ]; then
+	grep "inboxes full" "$NETNS_TMP/fwd.log" ||
+	    fail "2b. SIGUSR1 did not log the NAT inboxes' losses"
+fi
 netns_stop_fwd
 
 # ---- 5: conntrack unavailable (no CAP_NET_ADMIN) ---------------------------

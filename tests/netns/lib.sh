@@ -473,8 +473,13 @@ netns_write_conf()
 		echo "mtu = 1500"
 		# a private control socket (cakectl -s "$NETNS_TMP/caked.sock")
 		echo "control = $NETNS_TMP/caked.sock"
-		# kept in the files a test rewrites for a reload as well
-		[ -n "${CAKED_THREADS:-}" ] && echo "threads = $CAKED_THREADS"
+		# kept in the files a test rewrites for a reload as well; a
+		# test that sets threads itself keeps its own value
+		case ${NETNS_CONF_GENERAL:-} in
+		threads*|*"
+threads"*) ;;
+		*) [ -n "${CAKED_THREADS:-}" ] && echo "threads = $CAKED_THREADS" ;;
+		esac
 		[ -n "${NETNS_CONF_GENERAL:-}" ] &&
 		    printf '%s\n' "$NETNS_CONF_GENERAL"
 		echo "[upload]"

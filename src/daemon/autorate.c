@@ -36,9 +36,7 @@
  * holds, and goes to the minimum after 10 s without any sample at all.
  *
  * Control law, once per tick:
- *   - delay above the threshold, or (directions told apart) at least
- *     half of it with the other direction's making the round trip exceed
- *     it (autorate_bloated()): cut, unless the direction is idle (under
+ *   - delay above the threshold: cut, unless the direction is idle (under
  *     5 % load: the delay is then the other direction's). The factor is
  *     1 - 0.1 * delay / threshold, at least 0.5: mild at the threshold,
  *     deep when a bloated buffer has already filled. It applies to the
@@ -52,8 +50,7 @@
  *   - load >= 75 % (or a standing queue in caked, with at least half the
  *     rate sent) and delay below half the threshold: rise by up to 2.5 %
  *     per tick, scaled down to 0 as the delay approaches half the
- *     threshold; with no delay (a quarter of it at most) 2.5 % more after
- *     every 5 rises in a row, up to 10 %. Near the ceiling, the rate at which the delay last began
+ *     threshold. Near the ceiling, the rate at which the delay last began
  *     to grow (the rate of a cut that followed a rise; a follow-up cut
  *     while it drains does not lower it), from 90 % of it up to it and
  *     for 30 s after the cut, the rise is 4 times slower: the capacity
@@ -259,17 +256,6 @@ autorate_first_baseline(const struct autorate_delay *dl,
 	return 0;
 }
 
-/* A fresh passive input's rise over its baseline, else -1. */
-static int64_t
-autorate_passive_rise(const struct autorate_passive *pv, uint64_t now_ns)
-{
-	if (pv == NULL || pv->last_ns == 0 || now_ns - pv->last_ns >
-	    AUTORATE_PASSIVE_STALE_NS)
-		return -1;
-	return pv->delay_ns > pv->baseline_ns ?
-	    (int64_t)(pv->delay_ns - pv->baseline_ns) : 0;
-}
-
 void
 autorate_input_get(struct autorate_input *in, const struct autorate_delay *dl,
     int way, const struct autorate_passive *pv, uint64_t now_ns)
@@ -279,12 +265,16 @@ autorate_input_get(struct autorate_input *in, const struct autorate_delay *dl,
 	memset(in, 0, sizeof(*in));
 	in->start_ns = dl->start_ns;
 	in->last_ns = dl->last_reply_ns;
-	in->echo_ns = in->owd_ns = in->passive_ns = in->other_ns = -1;
+	in->echo_ns = in->owd_ns = in->passive_ns = -1;
 	if (autorate_delay_get(dl, now_ns, &v))
 		in->echo_ns = v < 0 ? 0 : v;
 	if (autorate_delay_owd_get(dl, way, now_ns, &v))
 		in->owd_ns = v < 0 ? 0 : v;
-	in->passive_ns = autorate_passive_rise(pv, now_ns);
+	if (pv != NULL && pv->last_ns != 0 && now_ns - pv->last_ns <=
+	    AUTORATE_PASSIVE_STALE_NS) {
+		in->passive_ns = pv->delay_ns > pv->baseline_ns ?
+		    (int64_t)(pv->delay_ns - pv->baseline_ns) : 0;
+	}
 	if (pv != NULL && pv->last_ns > in->last_ns)
 		in->last_ns = pv->last_ns;
 	/*
@@ -308,27 +298,6 @@ autorate_input_get(struct autorate_input *in, const struct autorate_delay *dl,
 		in->baseline_ns = autorate_first_baseline(dl, dl->refl, 0,
 		    now_ns);
 	}
-}
-
-/*
- * The other direction's rise, where the signal tells the directions
- * apart: a round trip cannot be shared out (its rise is the sum already).
- */
-void
-autorate_input_other(struct autorate_input *in,
-    const struct autorate_delay *dl, int way,
-    const struct autorate_passive *pv, const struct autorate_passive *opv,
-    uint64_t now_ns)
-{
-	int64_t	v;
-
-	in->other_ns = -1;
-	if (in->signal == AUTORATE_SIG_PASSIVE) {
-		if (pv->split && opv != NULL && opv->split)
-			in->other_ns = autorate_passive_rise(opv, now_ns);
-	} else if (in->signal == AUTORATE_SIG_OWD &&
-	    autorate_delay_owd_get(dl, 1 - way, now_ns, &v))
-		in->other_ns = v < 0 ? 0 : v;
 }
 
 const char *
@@ -556,14 +525,6 @@ autorate_past_ceiling(const struct autorate_dir *d)
 	    d->rate_Bps >= d->ceiling_Bps + d->ceiling_Bps / 10;
 }
 
-/* The delivery: the larger of the smoothed and the last tick's. */
-static uint64_t
-autorate_deliv_max(const struct autorate_dir *d)
-{
-	return d->deliv_now_Bps > d->deliv_Bps ? d->deliv_now_Bps :
-	    d->deliv_Bps;
-}
-
 /*
  * Whether the rate is known to be below the capacity (only where the
  * delivery is counted: an estimate from ACKs errs by a few per cent, and
@@ -584,61 +545,27 @@ autorate_fast(const struct autorate_dir *d)
 	    d->deliv_Bps * 100 >= d->rate_Bps * AUTORATE_FAST_DELIV_PCT;
 }
 
-/*
- * The rise in permille per interval, delay_ns below half the threshold:
- * 2.5 %, scaled down to 0 from a quarter to half the threshold. With no
- * delay (a quarter of the threshold at most) it grows with the clean
- * rises in a row, by 2.5 % every AUTORATE_ACCEL_TICKS up to 4 times:
- * a capacity that rose from 12 to 55 Mbit took the fixed step 4 s to find
- * (test_autorate_satellite.sh), and every second under it the link
- * idles. The overshoot stays bounded: a rise needs the load (75 %, and
- * for download 90 % delivered), so the rate runs at most a third ahead of
- * what the traffic sends, and the first delay ends the run.
- */
-static uint64_t
-autorate_rise_permille(const struct autorate_dir *d, int64_t delta_ns,
-    uint64_t now_ns)
-{
-	int64_t		half = (int64_t)d->p.threshold_ns / 2;
-	int64_t		quarter = half / 2;
-	uint64_t	permille, accel;
-
-	if (delta_ns > quarter)
-		permille = (uint64_t)(AUTORATE_RISE_PERMILLE * (half - delta_ns) /
-		    (half - quarter));
-	else {
-		accel = 1 + d->clean_rises / AUTORATE_ACCEL_TICKS;
-		permille = AUTORATE_RISE_PERMILLE * (accel > AUTORATE_ACCEL_MAX ?
-		    AUTORATE_ACCEL_MAX : accel);
-	}
-	if (autorate_near_ceiling(d, now_ns))
-		return AUTORATE_RISE_PERMILLE * (half - (delta_ns > quarter ?
-		    delta_ns : quarter)) / (half - quarter) / AUTORATE_CEILING_SLOW;
-	if (autorate_past_ceiling(d))
-		permille *= 2;
-	return permille > AUTORATE_RISE_MAX_PERMILLE ?
-	    AUTORATE_RISE_MAX_PERMILLE : permille;
-}
-
-/*
- * Loaded and no delay: rise. The fast rise (the rate known to be below the
- * capacity) needs a delay under half the threshold: above it, the
- * bottleneck's queue is already growing (the delivery matches the rate
- * when the rate sits just under the capacity and the sender pushes past
- * it), and rising fast there sent each direction's delay to the threshold
- * at 5 to 12 Mbit.
- */
+/* Loaded and no delay: rise, less as the delay nears half the threshold. */
 static enum autorate_action
 autorate_rise(struct autorate_dir *d, int64_t delta_ns, uint64_t now_ns)
 {
 	int64_t		half = (int64_t)d->p.threshold_ns / 2;
+	int64_t		quarter = half / 2;
 	uint64_t	permille, step;
 
-	if (delta_ns >= half)
-		return AUTORATE_HOLD;
-	permille = autorate_rise_permille(d, delta_ns, now_ns);
-	if (autorate_fast(d) && permille < AUTORATE_FAST_PERMILLE)
+	if (autorate_fast(d))
 		permille = AUTORATE_FAST_PERMILLE;
+	else if (delta_ns >= half)
+		return AUTORATE_HOLD;
+	else {
+		permille = delta_ns <= quarter ? AUTORATE_RISE_PERMILLE :
+		    (uint64_t)(AUTORATE_RISE_PERMILLE * (half - delta_ns) /
+		    (half - quarter));
+		if (autorate_near_ceiling(d, now_ns))
+			permille /= AUTORATE_CEILING_SLOW;
+		else if (autorate_past_ceiling(d))
+			permille *= 2;
+	}
 	/* the interval scales the step: the rise per second is fixed */
 	step = (uint64_t)((double)d->rate_Bps * (double)permille / 1000.0 *
 	    (double)d->p.interval_ns / (double)AUTORATE_DEF_INTERVAL_NS);
@@ -673,28 +600,6 @@ autorate_drift(struct autorate_dir *d, uint64_t now_ns)
 	return AUTORATE_DRIFT;
 }
 
-/*
- * Bloat. The threshold is extra round-trip delay (a ping, a game, a call
- * waits in both directions' queues). Where the two directions are told
- * apart, a direction over the threshold alone is bloated, and so is one
- * that carries at least half of a round-trip rise over the threshold:
- * without the second rule each direction could keep its own queue just
- * under the threshold, and a round trip would see twice it (both
- * directions near 15 ms at 5 to 12 Mbit in test_autorate_satellite.sh,
- * a ping p95 of 34 ms above base). A direction under half the threshold
- * is never cut for the other's queue.
- */
-static bool
-autorate_bloated(const struct autorate_dir *d, const struct autorate_input *in)
-{
-	int64_t	thr = (int64_t)d->p.threshold_ns;
-
-	if (in->delta_ns > thr)
-		return true;
-	return in->other_ns >= 0 && in->delta_ns * 2 >= thr &&
-	    in->delta_ns + in->other_ns > thr;
-}
-
 bool
 autorate_dir_tick(struct autorate_dir *d, const struct autorate_input *in,
     uint64_t sent_bytes, uint32_t queue_delay_us, uint64_t now_ns)
@@ -721,12 +626,9 @@ autorate_dir_tick(struct autorate_dir *d, const struct autorate_input *in,
 	/*
 	 * Where the bottleneck's delivery is counted, a rate it does not
 	 * reach is either above the capacity or above the demand: rising
-	 * would only build a queue beyond caked, or do nothing. The last
-	 * tick alone counts too: while the rate rises, the smoothed figure
-	 * lags a tick behind it, and at 7 % a tick that alone held the rise
-	 * back (the traffic follows the rate within a round trip).
+	 * would only build a queue beyond caked, or do nothing.
 	 */
-	if (d->deliv_valid && d->deliv_exact && autorate_deliv_max(d) * 100 <
+	if (d->deliv_valid && d->deliv_exact && d->deliv_Bps * 100 <
 	    d->rate_Bps * AUTORATE_DELIV_RISE_PCT)
 		loaded = false;
 	if (!have) {
@@ -736,7 +638,7 @@ autorate_dir_tick(struct autorate_dir *d, const struct autorate_input *in,
 			d->stalls++;
 			a = AUTORATE_STALL;
 		}
-	} else if (autorate_bloated(d, in)) {
+	} else if (delta_ns > (int64_t)d->p.threshold_ns) {
 		if (d->load_pct >= AUTORATE_IDLE_LOAD_PCT)
 			a = autorate_cut(d, delta_ns, now_ns);
 	} else if (loaded)
@@ -745,12 +647,6 @@ autorate_dir_tick(struct autorate_dir *d, const struct autorate_input *in,
 		a = autorate_drift(d, now_ns);
 	if (a != AUTORATE_DRIFT && a != AUTORATE_HOLD)
 		d->last_drift_ns = now_ns;
-	/* a hold (the traffic a tick behind the rate) keeps the run going */
-	if (a == AUTORATE_RISE && delta_ns <= (int64_t)d->p.threshold_ns / 4)
-		d->clean_rises++;
-	else if (a != AUTORATE_HOLD || delta_ns > (int64_t)d->p.threshold_ns /
-	    4)
-		d->clean_rises = 0;
 	d->last_action = a;
 	return d->rate_Bps != old;
 }

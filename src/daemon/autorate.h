@@ -54,9 +54,6 @@ struct autorate_addr {
 #define AUTORATE_FAST_PERMILLE	80	/* +8 % a tick while ... */
 #define AUTORATE_FAST_DELIV_PCT	95	/* ... this much is delivered */
 #define AUTORATE_DELIV_RISE_PCT	90	/* delivered under this: no rise */
-#define AUTORATE_ACCEL_TICKS	5	/* clean rises in a row: faster ... */
-#define AUTORATE_ACCEL_MAX	4	/* ... up to this many times */
-#define AUTORATE_RISE_MAX_PERMILLE 100	/* +10 % per interval at most */
 /* The reflector pool and idle probing ([general] keys). */
 #define AUTORATE_PROBE_AUTO	0	/* autorate-probe = auto */
 #define AUTORATE_PROBE_ECHO	1
@@ -127,7 +124,6 @@ struct autorate_passive {
 	uint64_t	delay_ns;	/* recent */
 	uint64_t	baseline_ns;
 	uint64_t	last_ns;	/* time of the last update; 0: never */
-	bool		split;		/* this direction's (else round trip) */
 };
 
 /* One direction's delay input for one tick (autorate_input_get()). */
@@ -141,12 +137,6 @@ struct autorate_input {
 	int64_t			echo_ns;
 	int64_t			owd_ns;
 	int64_t			passive_ns;
-	/*
-	 * The other direction's delay by the same kind of signal when both
-	 * are told apart (owd, or split passive), else -1: with it the round
-	 * trip's rise is delta_ns + other_ns (autorate_input_other()).
-	 */
-	int64_t			other_ns;
 	/*
 	 * What the bottleneck of this direction delivered: a byte counter
 	 * (the caller's, monotonic) when deliv_known. For download the
@@ -191,7 +181,6 @@ struct autorate_dir {
 	uint64_t		ceiling_Bps;	/* rate at an episode's first cut */
 	uint64_t		rises_at_cut;	/* rises counted at the last cut */
 	uint64_t		last_drift_ns;
-	uint32_t		clean_rises;	/* in a row, no delay */
 	enum autorate_action	last_action;
 	uint64_t		rises;
 	uint64_t		cuts;
@@ -242,14 +231,6 @@ bool	autorate_delay_owd_get(const struct autorate_delay *dl, int way,
 void	autorate_input_get(struct autorate_input *in,
 	    const struct autorate_delay *dl, int way,
 	    const struct autorate_passive *pv, uint64_t now_ns);
-/*
- * Sets in->other_ns from the other direction's passive delay (opv, or
- * NULL) or one-way delays, when in's signal tells the directions apart.
- */
-void	autorate_input_other(struct autorate_input *in,
-	    const struct autorate_delay *dl, int way,
-	    const struct autorate_passive *pv,
-	    const struct autorate_passive *opv, uint64_t now_ns);
 /* "none", "echo", "owd" or "passive". */
 const char *autorate_signal_name(enum autorate_signal s);
 

@@ -487,9 +487,6 @@ run_on_tick(evutil_socket_t fd, short what, void *arg)
 		old = r->dir[dir].rate_Bps;
 		autorate_input_get(&in, &r->delay, run_way(dir),
 		    &r->passive[dir], now_ns);
-		autorate_input_other(&in, &r->delay, run_way(dir),
-		    &r->passive[dir], &r->passive[CONFIG_DIRS - 1 - dir],
-		    now_ns);
 		if (!r->inband)
 			in.deliv_known = false;
 		else if (dir == CONFIG_DOWNLOAD) {
@@ -700,7 +697,7 @@ autorate_run_acked(struct autorate_run *r, uint64_t sent, uint64_t acked)
 
 void
 autorate_run_passive(struct autorate_run *r, int dir, uint64_t delay_ns,
-    uint64_t baseline_ns, bool split, uint64_t now_ns)
+    uint64_t baseline_ns, uint64_t now_ns)
 {
 	struct autorate_passive	*pv;
 
@@ -709,7 +706,6 @@ autorate_run_passive(struct autorate_run *r, int dir, uint64_t delay_ns,
 	pv = &r->passive[dir];
 	pv->delay_ns = delay_ns;
 	pv->baseline_ns = baseline_ns;
-	pv->split = split;
 	pv->last_ns = now_ns;
 }
 

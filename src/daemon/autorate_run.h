@@ -89,8 +89,7 @@ int		 autorate_run_apply(struct autorate_run *r,
  * The passive delay of direction dir (CONFIG_UPLOAD or CONFIG_DOWNLOAD) as
  * the forwarded TCP traffic shows it: delay_ns, its recent RTT, and
  * baseline_ns, the lowest it has been lately (both in ns, of the path
- * beyond caked that this direction's packets take; split: this direction's
- * own, else the round trip standing in for it), measured at now_ns
+ * beyond caked that this direction's packets take), measured at now_ns
  * (timer_now_ns()). Call it whenever the estimate changes; the input counts
  * as fresh for AUTORATE_PASSIVE_STALE_NS (1 s) after the last call, and
  * is then combined with the probes as autorate.c says. r may be NULL.
@@ -102,8 +101,7 @@ int		 autorate_run_apply(struct autorate_run *r,
 void		 autorate_run_acked(struct autorate_run *r, uint64_t sent,
 		    uint64_t acked);
 void		 autorate_run_passive(struct autorate_run *r, int dir,
-		    uint64_t delay_ns, uint64_t baseline_ns, bool split,
-		    uint64_t now_ns);
+		    uint64_t delay_ns, uint64_t baseline_ns, uint64_t now_ns);
 /* A rate set from outside (cakectl set): the controller goes on from it. */
 void		 autorate_run_rate_set(struct autorate_run *r, int dir,
 		    uint64_t rate_Bps);

@@ -78,7 +78,7 @@ passive_autorate(struct tsrtt *ts, struct autorate_run *ar,
 		tsrtt_view(ts, dir, now_ns, &v);
 		if (v.fresh && v.delay_ns >= 0)
 			autorate_run_passive(ar, dir, v.baseline_ns +
-			    (uint64_t)v.delay_ns, v.baseline_ns, v.split, now_ns);
+			    (uint64_t)v.delay_ns, v.baseline_ns, now_ns);
 	}
 }
 

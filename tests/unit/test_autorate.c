@@ -16,7 +16,6 @@
 
 #define MS		1000000ULL
 #define MBIT		125000ULL	/* bytes per second in one Mbit/s */
-#define KBIT		125ULL		/* and in one kbit/s */
 #define BASE_RTT_NS	(10 * MS)
 
 /* A fake link: one direction, n reflectors, a clock and a byte counter. */
@@ -92,38 +91,8 @@ rises_under_load_without_delay(void **state)
 	assert_true(r.d.rate_Bps > 20 * MBIT * 110 / 100);
 	assert_true(r.d.rises >= 5);
 	assert_int_equal(r.d.cuts, 0);
-	/*
-	 * 2.5 % per 100 ms, twice that after 5 rises in a row with no
-	 * delay: more than 1.025^10 = 1.28, less than 1.025^5 * 1.05^5
-	 */
-	assert_true(r.d.rate_Bps > 20 * MBIT * 128 / 100);
-	assert_true(r.d.rate_Bps < 20 * MBIT * 145 / 100);
-}
-
-/* A delay over a quarter of the threshold ends a run of fast rises. */
-static void
-rise_speeds_up_only_without_delay(void **state)
-{
-	struct rig	r;
-	uint64_t	extra[AUTORATE_REFLECTORS_MAX] = { 0 };
-	uint64_t	before;
-
-	(void)state;
-	rig_init(&r, 1);
-	rig_run(&r, 1500, 95, no_extra, 0);
-	assert_true(r.d.clean_rises >= 10);
-	/* 5 ms: over a quarter of 15 ms, under half: slower rises */
-	extra[0] = 5 * MS;
-	rig_run(&r, 1000, 95, extra, 0);
-	assert_int_equal(r.d.clean_rises, 0);
-	/* back to no delay: 2.5 % a tick again at first */
-	extra[0] = 0;
-	rig_run(&r, 2000, 95, extra, 0);
-	before = r.d.rate_Bps;
-	r.d.clean_rises = 0;
-	rig_run(&r, 100, 95, no_extra, 0);
-	assert_true(r.d.rate_Bps <= before + before * 26 / 1000);
-	assert_int_equal(r.d.cuts, 0);
+	/* at most 2.5 % per 100 ms: 1.025^10 < 1.29 */
+	assert_true(r.d.rate_Bps < 20 * MBIT * 129 / 100);
 }
 
 static void
@@ -567,61 +536,11 @@ owd_ms_handles_midnight_and_nonstandard(void **state)
 	assert_false(autorate_owd_ms(AUTORATE_DAY_MS, 1040, &ns));
 }
 
-/*
- * Split signals: a direction over half the threshold is cut when the
- * round trip (its delay and the other's) is over the threshold; one
- * under half is not cut for the other's queue; an unsplit round trip
- * gives no other direction at all.
- */
-static void
-round_trip_shared_between_directions(void **state)
-{
-	struct autorate_delay	dl;
-	struct autorate_passive	up = { 49 * MS, 40 * MS, 0, true };
-	struct autorate_passive	down = { 48 * MS, 40 * MS, 0, true };
-	struct autorate_input	in;
-	struct rig		r;
-
-	(void)state;
-	rig_init(&r, 1);
-	up.last_ns = down.last_ns = r.now_ns;
-	autorate_delay_init(&dl, 1, r.now_ns);
-	autorate_input_get(&in, &dl, AUTORATE_OWD_UP, &up, r.now_ns);
-	autorate_input_other(&in, &dl, AUTORATE_OWD_UP, &up, &down,
-	    r.now_ns);
-	assert_int_equal(in.delta_ns, 9 * MS);
-	assert_int_equal(in.other_ns, 8 * MS);
-	/* 9 + 8 ms over 15, 9 over half of it: cut */
-	r.sent_bytes += r.d.rate_Bps / 10;
-	r.now_ns += 100 * MS;
-	(void)autorate_dir_tick(&r.d, &in, r.sent_bytes, 0, r.now_ns);
-	assert_int_equal(r.d.last_action, AUTORATE_CUT);
-	/* the other direction at 6 ms: 6 + 8 under 15, no cut */
-	rig_init(&r, 1);
-	in.delta_ns = 6 * MS;
-	r.sent_bytes += r.d.rate_Bps / 10;
-	r.now_ns += 100 * MS;
-	(void)autorate_dir_tick(&r.d, &in, r.sent_bytes, 0, r.now_ns);
-	assert_int_equal(r.d.cuts, 0);
-	/* 6 ms of 6 + 12: under half the threshold, the other's to cut */
-	in.other_ns = 12 * MS;
-	r.sent_bytes += r.d.rate_Bps / 10;
-	r.now_ns += 100 * MS;
-	(void)autorate_dir_tick(&r.d, &in, r.sent_bytes, 0, r.now_ns);
-	assert_int_equal(r.d.cuts, 0);
-	/* not split: the round trip stands in, no other direction */
-	up.split = down.split = false;
-	autorate_input_get(&in, &dl, AUTORATE_OWD_UP, &up, r.now_ns);
-	autorate_input_other(&in, &dl, AUTORATE_OWD_UP, &up, &down,
-	    r.now_ns);
-	assert_int_equal(in.other_ns, -1);
-}
-
 static void
 signals_combine_per_direction(void **state)
 {
 	struct autorate_delay	dl;
-	struct autorate_passive	pv = { 0, 0, 0, false };
+	struct autorate_passive	pv = { 0, 0, 0 };
 	struct autorate_input	in;
 	uint64_t		now = 1000 * MS;
 	unsigned int		i;
@@ -792,15 +711,11 @@ delivery_allows_a_fast_rise(void **state)
 	/* the rise ends soon after the capacity: the delivery lags */
 	link_run(&l, 3000);
 	assert_true(l.peak_Bps < 40 * MBIT * 125 / 100);
-	/* 8 % a tick once the delivery is counted: 10 * 1.08^4 in 0.5 s */
-	link_init(&l, 10 * MBIT, 40 * MBIT);
-	link_run(&l, 500);
-	assert_true(l.d.rate_Bps > 13 * MBIT);
-	/* without the delivery 2.5 % a tick at first: 10 * 1.025^5 */
+	/* without the delivery, 2.5 % a tick at most: under 17 Mbit */
 	link_init(&l, 10 * MBIT, 40 * MBIT);
 	l.deliv_known = false;
-	link_run(&l, 500);
-	assert_true(l.d.rate_Bps < 11400 * KBIT);
+	link_run(&l, 2000);
+	assert_true(l.d.rate_Bps < 17 * MBIT);
 }
 
 static void
@@ -830,8 +745,8 @@ estimated_delivery_only_cuts(void **state)
 	(void)state;
 	link_init(&l, 10 * MBIT, 40 * MBIT);
 	l.estimate = true;
-	link_run(&l, 500);
-	assert_true(l.d.rate_Bps < 11400 * KBIT);
+	link_run(&l, 2000);
+	assert_true(l.d.rate_Bps < 17 * MBIT);
 	link_init(&l, 60 * MBIT, 60 * MBIT);
 	l.estimate = true;
 	link_run(&l, 2000);
@@ -866,7 +781,6 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(rises_under_load_without_delay),
-		cmocka_unit_test(rise_speeds_up_only_without_delay),
 		cmocka_unit_test(caked_queue_counts_as_load),
 		cmocka_unit_test(cuts_multiplicatively_on_delay),
 		cmocka_unit_test(deeper_cut_for_larger_delay),
@@ -886,7 +800,6 @@ main(void)
 		cmocka_unit_test(owd_goes_to_its_own_direction),
 		cmocka_unit_test(owd_ms_handles_midnight_and_nonstandard),
 		cmocka_unit_test(signals_combine_per_direction),
-		cmocka_unit_test(round_trip_shared_between_directions),
 		cmocka_unit_test(delivery_cut_lands_below_a_fallen_capacity),
 		cmocka_unit_test(delivery_allows_a_fast_rise),
 		cmocka_unit_test(no_rise_above_what_is_delivered),

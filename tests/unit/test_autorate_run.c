@@ -284,7 +284,7 @@ feed_passive(struct rig *r, uint64_t until_ns, uint64_t extra_ns)
 	while (fake_timer.now_ns < until_ns) {
 		run_until(r, fake_timer.now_ns + 100 * MS);
 		autorate_run_passive(r->ar, CONFIG_UPLOAD, 40 * MS + extra_ns,
-		    40 * MS, false, fake_timer.now_ns);
+		    40 * MS, fake_timer.now_ns);
 	}
 }
 

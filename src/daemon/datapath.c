@@ -740,6 +740,33 @@ datapath_log_stats(const struct datapath *dp)
 	    ps.large_exhausted);
 }
 
+/*
+ * "workers", with more than one: each worker's rate lent last and what it
+ * sent and holds, so that an operator (and the namespace test) can see
+ * which worker carries a host and that an idle one's share moved.
+ */
+static void
+datapath_workers_json(const struct datapath *dp, struct json_writer *w)
+{
+	struct cake_stats	cs;
+	unsigned int		i, n = group_workers(dp->group);
+
+	if (n < 2)
+		return;
+	json_array_begin(w, "workers");
+	for (i = 0; i < n; i++) {
+		cake_get_stats(group_worker(dp->group, i), &cs);
+		json_object_begin(w, NULL);
+		json_uint(w, "rate", group_lend_rate_Bps(dp->group, i));
+		json_uint(w, "sent_bytes", cs.sent_bytes);
+		json_uint(w, "sent_packets", cs.sent_pkts);
+		json_uint(w, "drops", cs.dropped_pkts);
+		json_uint(w, "backlog_bytes", cs.backlog_bytes);
+		json_object_end(w);
+	}
+	json_array_end(w);
+}
+
 void
 datapath_json(const struct datapath *dp, struct json_writer *w,
     uint64_t now_ns)
@@ -775,4 +802,5 @@ datapath_json(const struct datapath *dp, struct json_writer *w,
 	json_object_end(w);
 	pool_json(dp->pool, w);
 	hostacct_json(&dp->hosts, now_ns, w);
+	datapath_workers_json(dp, w);
 }

@@ -17,6 +17,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <setjmp.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +27,7 @@
 
 #include "caked/cake.h"
 #include "caked/group.h"
+#include "common/json.h"
 #include "engine/csum.h"
 #include "daemon/datapath.h"
 #include "daemon/inbox.h"
@@ -319,6 +321,38 @@ eio_drops_one_counted_frame_and_goes_on(void **state)
 	rig_done(&r);
 }
 
+/*
+ * The stats JSON names each worker with what it sent (more than one
+ * worker only): worker i's "sent_packets" is its instance's count.
+ */
+static void
+workers_json_says_who_sent(struct rig *r, unsigned int workers)
+{
+	static char		buf[65536];
+	struct json_writer	w;
+	struct cake_stats	st;
+	char			want[64];
+	const char		*p;
+	unsigned int		i;
+
+	json_init(&w, buf, sizeof(buf));
+	json_object_begin(&w, NULL);
+	datapath_json(&r->dp, &w, T0);
+	json_object_end(&w);
+	p = strstr(buf, "\"workers\":[");
+	if (workers == 1) {
+		assert_null(p);
+		return;
+	}
+	assert_non_null(p);
+	for (i = 0; i < workers; i++) {
+		cake_get_stats(group_worker(r->group, i), &st);
+		snprintf(want, sizeof(want), "\"sent_packets\":%" PRIu64,
+		    st.sent_pkts);
+		assert_non_null(p = strstr(p, want));
+	}
+}
+
 /* Random batches, random refusals, a clock that moves: every frame read
  * ends as sent or in exactly one counter, none twice, none reordered. */
 static void
@@ -399,6 +433,7 @@ random_refusals(unsigned int workers)
 	}
 	print_message("workers %u, of which %u sent\n", workers, k);
 	assert_true(workers == 1 || k > 1);
+	workers_json_says_who_sent(&r, workers);
 	rig_done(&r);
 }
 

@@ -32,7 +32,8 @@
 #  8. Multi-gigabit: caked shaped at 2.5 and 5 Gbit (offloads on),
 #     goodput / rate and the ping added, beside the ceilings of this
 #     machine in the same run: the kernel bridge, the bare forwarder
-#     (tapfwd -o) and caked unlimited.
+#     (tapfwd -o) and caked unlimited; caked once per value of
+#     [general] threads that it accepts (BENCH_THREADS), side by side.
 #
 # Markdown on stdout; progress on stderr. It reports and never fails on
 # time; without root or tools it says so and exits 0 (make bench goes on).
@@ -604,11 +605,13 @@ duplex_part()
 	echo
 }
 
-# gig_run KIND LABEL RATE_MBIT: one TCP stream with ping through the
-# running forwarder (or bridge); one table row. RATE_MBIT "-": unshaped.
+# gig_run KIND LABEL RATE_MBIT [THREADS]: one TCP stream with ping through
+# the running forwarder (or bridge); one table row. RATE_MBIT "-":
+# unshaped; THREADS: caked's [general] threads ("-" for the others).
 gig_run()
 {
-	local kind=$1 label=$2 rate=$3 idle g c0 c1 t0 t1 cpu="-" r="-"
+	local kind=$1 label=$2 rate=$3 th=${4:--} idle g c0 c1 t0 t1 cpu="-"
+	local r="-"
 
 	netns_ping "$NS_C" "$SERVER_IP" 20 "$NETNS_TMP/idle-gig-$label.txt"
 	idle=$(netns_ping_stats "$NETNS_TMP/idle-gig-$label.txt")
@@ -624,8 +627,10 @@ gig_run()
 	g=$LOAD_GOODPUT
 	[ "$rate" = - ] || r=$(ratio "$g" $((rate * 1000000)))
 	eval "GIG_$kind=$g"
-	log "gig $label: $(mbit "$g") Mbit/s, idle $idle, load $LOAD_STATS"
-	printf '| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n' "$label" \
+	log "gig $label (threads $th): $(mbit "$g") Mbit/s, idle $idle," \
+	    "load $LOAD_STATS"
+	printf '| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n' \
+	    "$label" "$th" \
 	    "$(mbit "$g")" "$r" "$(ratio "$g" "${GIG_bridge:-0}")" \
 	    "$([ "$kind" = bridge ] && echo - || ratio "$g" "$GIG_tapfwd")" \
 	    "${idle%% *}" \
@@ -633,9 +638,31 @@ gig_run()
 	    -v b="${idle%% *}" 'BEGIN { printf "%.3f", a - b }')" "$cpu"
 }
 
+# gig_caked RATE_MBIT|unlimited THREADS: caked's row with [general]
+# threads = THREADS (none when caked -t refuses the key: an older build).
+gig_caked()
+{
+	local rate=$1 t=$2
+
+	if ! threads_accepted "$t"; then
+		log "gig: threads = $t not accepted: $(head -n 1 \
+		    "$NETNS_TMP/threads-$t.log")"
+		return
+	fi
+	NETNS_CONF_GENERAL="threads = $t"
+	if [ "$rate" = unlimited ]; then
+		netns_start_caked unlimited unlimited >&2
+		gig_run caked "caked unlimited" - "$t"
+	else
+		netns_start_caked "${rate}mbit" "${rate}mbit" >&2
+		gig_run shaped "caked ${rate} Mbit" "$rate" "$t"
+	fi
+	netns_stop_fwd
+}
+
 multigig_part()
 {
-	local rate
+	local rate t
 
 	echo "### 8. Multi-gigabit shaping and this machine's ceilings"
 	echo
@@ -643,12 +670,13 @@ multigig_part()
 	echo "devices), one TCP stream client -> server for ${BENCH_SHAPE_SECS} s,"
 	echo "20 Hz ping from 2 s in. Ceilings first, in the same run: the kernel"
 	echo "bridge alone, the bare forwarder (tapfwd -o) and caked \`unlimited\`;"
-	echo "then caked \`bandwidth R\` both ways. iperf3 (sender and receiver),"
+	echo "then caked \`bandwidth R\` both ways; caked once per value of"
+	echo "\`[general] threads\` it accepts. iperf3 (sender and receiver),"
 	echo "the kernel's forwarding and the forwarder share the same"
 	echo "$(nproc) cores. CPU: the forwarder's, % of one core."
 	echo
-	echo "| forwarder | goodput Mbit/s | / rate | / bridge | / tapfwd -o | ping idle ms | ping load ms | added ms | CPU % |"
-	echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|"
+	echo "| forwarder | threads | goodput Mbit/s | / rate | / bridge | / tapfwd -o | ping idle ms | ping load ms | added ms | CPU % |"
+	echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
 	drop_testbeds
 	VETH_OFFLOAD=1
 	GIG_bridge=0 GIG_tapfwd=0
@@ -662,15 +690,12 @@ multigig_part()
 	start_tapfwd -o
 	gig_run tapfwd "tapfwd -o" -
 	netns_stop_fwd
-	NETNS_CONF_GENERAL=""
-	netns_start_caked unlimited unlimited >&2
-	gig_run caked "caked unlimited" -
-	netns_stop_fwd
-	for rate in $BENCH_GIG_RATES; do
-		netns_start_caked "${rate}mbit" "${rate}mbit" >&2
-		gig_run shaped "caked ${rate} Mbit" "$rate"
-		netns_stop_fwd
+	for rate in unlimited $BENCH_GIG_RATES; do
+		for t in $BENCH_THREADS; do
+			gig_caked "$rate" "$t"
+		done
 	done
+	NETNS_CONF_GENERAL=""
 	echo
 }
 

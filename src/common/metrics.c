@@ -44,6 +44,7 @@ enum metrics_scope {
 	M_NAT,		/* nat */
 	M_DAEMON,	/* daemon */
 	M_PASG,		/* passive */
+	M_NATLOST,	/* nat.inbox_lost_KIND, label kind=KIND */
 };
 
 /* The path prefix of each scope, as metrics_path() takes it. */
@@ -63,6 +64,7 @@ static const char *const metrics_prefix[] = {
 	[M_NAT] = "nat.",
 	[M_DAEMON] = "daemon.",
 	[M_PASG] = "passive.",
+	[M_NATLOST] = "nat.",
 };
 
 #define M_COUNTER	0x01	/* else a gauge */
@@ -419,6 +421,11 @@ static const struct metrics_def metrics_table[] = {
 	    "Conntrack event socket overruns." },
 	{ M_NAT, "in_flight", "conntrack_queries_in_flight", 0,
 	    "Conntrack queries awaiting an answer now." },
+	{ M_NATLOST, "inbox_lost_news", "nat_inbox_lost_total", C,
+	    "NAT messages lost to a full packet-thread inbox: conntrack "
+	    "news to a thread, or a thread's questions to main "
+	    "(threads = 2; caked only)." },
+	{ M_NATLOST, "inbox_lost_asks", "nat_inbox_lost_total", C, NULL },
 	{ M_DAEMON, "reloads", "config_reloads_total", C,
 	    "Configuration reloads that succeeded." },
 	{ M_DAEMON, "reload_failures", "config_reload_failures_total", C,
@@ -506,7 +513,7 @@ struct metrics_labels {
 	const char	*reason;
 	const char	*reflector;
 	const char	*host;
-	const char	*key;		/* M_LABEL: key="value" */
+	const char	*key;		/* M_LABEL, M_NATLOST: key="value" */
 	const char	*value;
 };
 
@@ -695,6 +702,7 @@ static const char *const metrics_global_key[] = {
 	[M_NAT] = "nat",
 	[M_DAEMON] = "daemon",
 	[M_PASG] = "passive",
+	[M_NATLOST] = "nat",
 };
 
 static void
@@ -702,20 +710,24 @@ metrics_one(FILE *fp, const struct metrics_def *m,
     const struct json_value *reply)
 {
 	const struct json_value		*d;
-	static const struct metrics_labels none;
+	struct metrics_labels		 lb = { 0 };
 
 	if (m->help != NULL) {
 		fprintf(fp, "# HELP caked_%s %s\n", m->name, m->help);
 		fprintf(fp, "# TYPE caked_%s %s\n", m->name,
 		    (m->flags & M_COUNTER) ? "counter" : "gauge");
 	}
+	if (m->scope == M_NATLOST) {
+		lb.key = "kind";
+		lb.value = strrchr(m->key, '_') + 1;
+	}
 	if (m->scope == M_TOP) {
-		metrics_sample(fp, m, reply, &none);
+		metrics_sample(fp, m, reply, &lb);
 		return;
 	}
 	if (m->scope >= M_CONTROL) {
 		metrics_sample(fp, m, json_get(reply,
-		    metrics_global_key[m->scope]), &none);
+		    metrics_global_key[m->scope]), &lb);
 		return;
 	}
 	d = json_get(reply, CTL_KEY_DIRECTIONS)->child;
@@ -752,6 +764,8 @@ metrics_present(const struct metrics_def *m, const struct json_value *reply)
 	const struct json_value	*d;
 	const char		*obj = NULL;
 
+	if (m->scope == M_NATLOST)	/* threads = 2 only */
+		return json_get(json_get(reply, "nat"), m->key) != NULL;
 	if (m->scope >= M_CONTROL)
 		return json_get(reply, metrics_global_key[m->scope]) != NULL;
 	if (m->scope == M_AR || m->scope == M_REFL)

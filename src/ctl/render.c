@@ -335,6 +335,11 @@ render_nat(FILE *fp, const struct json_value *n)
 	    &bad), render_u64(n, "answers", &bad), render_u64(n, "not_found",
 	    &bad), render_u64(n, "query_failures", &bad),
 	    render_u64(n, "query_skipped", &bad));
+	/* threads = 2 only: the packet threads' inboxes. */
+	if (json_get(n, "inbox_lost_news") != NULL)
+		fprintf(fp, " inboxes full: %" PRIu64 " news and %" PRIu64
+		    " questions lost\n", render_u64(n, "inbox_lost_news",
+		    &bad), render_u64(n, "inbox_lost_asks", &bad));
 	return bad ? -1 : 0;
 }
 

@@ -317,6 +317,10 @@ ctlcmd_nat(struct ctlcmd_ctx *x)
 	json_uint(&x->w, "inserts", n.inserts);
 	json_uint(&x->w, "updates", n.updates);
 	json_uint(&x->w, "removals", n.removals);
+	if (n.inboxes) {	/* threads = 2: left out with one thread */
+		json_uint(&x->w, "inbox_lost_news", n.inbox_lost_news);
+		json_uint(&x->w, "inbox_lost_asks", n.inbox_lost_asks);
+	}
 	json_object_end(&x->w);
 }
 

@@ -91,6 +91,10 @@ struct ctlcmd_nat {
 	uint64_t	inserts;	/* cache entries added */
 	uint64_t	updates;	/* cache entries rewritten */
 	uint64_t	removals;	/* connection destroyed */
+	/* threads = 2 only: messages lost to full packet-thread inboxes. */
+	bool		inboxes;	/* there are such inboxes */
+	uint64_t	inbox_lost_news;	/* conntrack's, to a thread */
+	uint64_t	inbox_lost_asks;	/* a thread's misses, to main */
 };
 
 /* How ctlcmd reaches the daemon; every callback may be NULL. */

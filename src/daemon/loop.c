@@ -713,23 +713,38 @@ loop_nat(struct loop *l, const struct caked_config *cfg)
 }
 
 /*
- * SIGUSR1, threads = 2: messages lost to full NAT inboxes (each is asked
- * or learnt again later, but many mean the inboxes are too small).
+ * threads = 2: messages lost to full NAT inboxes, summed over the packet
+ * threads (each is asked or learnt again later, but many mean the inboxes
+ * are too small). false when there are no such inboxes (threads = 1).
  */
-static void
-loop_nat_log_lost(const struct loop *l)
+static bool
+loop_nat_lost(const struct loop *l, uint64_t *news, uint64_t *asks)
 {
-	unsigned long long	news = 0, asks = 0;
-	unsigned int		i;
+	unsigned int	i;
+	bool		any = false;
 
+	*news = *asks = 0;
 	for (i = 0; i < l->npkt; i++) {
 		if (l->pkt[i].nat_in == NULL)
 			continue;
-		news += inbox_refused(l->pkt[i].nat_in);
-		asks += inbox_refused(l->pkt[i].nat_ask);
+		*news += inbox_refused(l->pkt[i].nat_in);
+		*asks += inbox_refused(l->pkt[i].nat_ask);
+		any = true;
 	}
+	return any;
+}
+
+/* SIGUSR1: the same sums as stats' inbox_lost_news and inbox_lost_asks. */
+static void
+loop_nat_log_lost(const struct loop *l)
+{
+	uint64_t	news, asks;
+
+	if (!loop_nat_lost(l, &news, &asks))
+		return;
 	log_info("nat: packet threads' inboxes full: %llu conntrack news "
-	    "and %llu questions lost", news, asks);
+	    "and %llu questions lost", (unsigned long long)news,
+	    (unsigned long long)asks);
 }
 
 /* NAT counters: conntrack's, with the threads' caches summed. */
@@ -1153,6 +1168,8 @@ loop_ctl_nat(void *arg, struct ctlcmd_nat *n)
 	n->inserts = s.cache.inserts;
 	n->updates = s.cache.updates;
 	n->removals = s.cache.removals;
+	n->inboxes = loop_nat_lost(l, &n->inbox_lost_news,
+	    &n->inbox_lost_asks);
 	return 0;
 }
 
@@ -1353,8 +1370,7 @@ loop_on_signal(evutil_socket_t sig, short what, void *arg)
 				log_info("nat: a packet thread is busy, its "
 				    "cache not counted");
 			conntrack_log_stats(&cs);
-			if (l->npkt > 1)
-				loop_nat_log_lost(l);
+			loop_nat_log_lost(l);
 		}
 		autorate_run_log_stats(l->ar);
 		break;

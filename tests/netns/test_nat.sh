@@ -11,8 +11,9 @@
 #     makes the difference); then `cakectl set upload nat` while caked
 #     runs (conntrack opens then): A gets 45-55 % again (2b). 2 and 2b
 #     run with threads = 2 (unless CAKED_THREADS is set): each packet
-#     thread then makes its cache while it moves packets, and the cache
-#     size reported is the sum of both.
+#     thread then makes its cache while it moves packets, the cache
+#     size reported is the sum of both, and the messages lost to full
+#     inboxes are numbers in the reply and samples in the metrics.
 #  In 1-3 (and 2b) A and B together must reach 70 % of the rate, and A
 #  must get something: a split of no traffic proves nothing.
 #  3. Download with `dual-dsthost nat ingress`: A 1 flow, B 4: 45-55 %.
@@ -220,6 +221,26 @@ check "2b. A's upload share after set nat %" \
 # A cache per packet thread: the sizes add up.
 check "2b. NAT cache size (threads = $NAT_THREADS)" \
     "$(ctl -j stats | jq -r '.nat.cache_size')" eq $((4096 * NAT_THREADS))
+# With threads = 2 the messages the threads' inboxes lost are counters of
+# their own (numbers, summed over both threads); one thread has none.
+nat_stats=$(ctl -j stats | jq -c '.nat')
+if [ "$NAT_THREADS" = 2 ]; then
+	for k in inbox_lost_news inbox_lost_asks; do
+		[ "$(echo "$nat_stats" | jq -r ".$k | type")" = number ] ||
+		    fail "2b. nat.$k missing or not a number: $nat_stats"
+		v=$(echo "$nat_stats" | jq -r ".$k")
+		log "2b. nat.$k = $v"
+		check "2b. nat.$k is a count (threads = 2)" "$v" ge 0
+	done
+	lost=$(ctl metrics | grep '^caked_nat_inbox_lost_total{')
+	echo "$lost"
+	echo "$lost" | grep -Eq '^[^ ]*\{kind="news"\} [0-9]+$' ||
+	    fail "2b. metrics lack caked_nat_inbox_lost_total{kind=\"news\"}"
+	echo "$lost" | grep -Eq '^[^ ]*\{kind="asks"\} [0-9]+$' ||
+	    fail "2b. metrics lack caked_nat_inbox_lost_total{kind=\"asks\"}"
+elif [ "$(echo "$nat_stats" | jq 'has("inbox_lost_news")')" != false ]; then
+	fail "2b. nat.inbox_lost_news with threads = $NAT_THREADS"
+fi
 # SIGUSR1 logs the summed cache counters (and, with threads = 2, what
 # the threads' inboxes lost): the hits of 2b are in them.
 kill -USR1 "$FWD_PID"

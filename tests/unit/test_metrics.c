@@ -116,6 +116,10 @@ test_a_new_member_is_caught(void **state)
 	assert_int_equal(metrics_path("directions.*.io.rx_new_thing"),
 	    METRICS_UNKNOWN);
 	assert_int_equal(metrics_path("nat.drops"), METRICS_UNKNOWN);
+	assert_int_equal(metrics_path("nat.inbox_lost_news"),
+	    METRICS_EXPORTED);
+	assert_int_equal(metrics_path("nat.inbox_lost_asks"),
+	    METRICS_EXPORTED);
 	assert_int_equal(metrics_path("directions.*.hosts.busiest[]."
 	    "sent_bytes"), METRICS_EXPORTED);
 	assert_int_equal(metrics_path("directions.*.hosts.busiest[].rtt"),

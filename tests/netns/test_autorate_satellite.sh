@@ -64,6 +64,39 @@ oracle_set()
 	done
 }
 
+# trace_bg LABEL SECS: with SAT_TRACE=1, every 0.5 s caked's rate and
+# drop and ECN-mark counters per direction ("t up_bit/s up_drops
+# up_marks down_bit/s down_drops down_marks") and the TCP senders' state
+# (ss -ti: the download's in the server, the upload's in the client).
+trace_bg()
+{
+	local end
+
+	TRACE_PID=""
+	[ "${SAT_TRACE:-0}" = 0 ] && return 0
+	end=$(awk -v t="$(now)" -v s="$2" 'BEGIN { printf "%d", t + s }')
+	(
+		while [ "$(date +%s)" -lt "$end" ]; do
+			t=$(now)
+			"$CAKECTL" -s "$NETNS_TMP/caked.sock" -j stats \
+			    2>/dev/null | jq -r --arg t "$t" '
+			    def c(d; k): [d.tins[][k]] | add;
+			    def r(d): "\(d.bandwidth * 8) \(c(d; "drops"))" +
+				" \(c(d; "ecn_mark"))";
+			    "\($t) \(r(.directions.upload))" +
+				" \(r(.directions.download))"' \
+			    >>"$NETNS_TMP/$1-trace.txt" 2>/dev/null
+			{ echo "T $t"; ip netns exec "$NS_S" ss -tin \
+			    'sport = :5202'; } >>"$NETNS_TMP/$1-ss-down.txt"
+			{ echo "T $t"; ip netns exec "$NS_C" ss -tin \
+			    'dport = :5201'; } >>"$NETNS_TMP/$1-ss-up.txt"
+			sleep 0.5
+		done
+	) 9>&- &
+	TRACE_PID=$!
+	netns_track "$TRACE_PID"
+}
+
 # run LABEL PASSIVE: one run of the sequence; its figures into RES.
 # PASSIVE oracle: no autorate, the rate set to each step's capacity.
 run()
@@ -90,6 +123,7 @@ autorate-passive = $passive" "$ar" "$ar"
 	local down_pid=$BULK_PID
 	netns_ping_bg "$NS_C" "$SERVER_IP" $((total * 5)) \
 	    "$NETNS_TMP/$label-ping.txt" 0.2
+	trace_bg "$label" "$total"
 	: >"$NETNS_TMP/$label-steps.txt"
 	for i in $(seq 1 $NSTEPS); do
 		d=$(echo $DOWN_SEQ | cut -d' ' -f"$i")
@@ -104,6 +138,7 @@ autorate-passive = $passive" "$ar" "$ar"
 	echo "$(now) 0 0 0" >>"$NETNS_TMP/$label-steps.txt"
 	modem_cmd "phase tail"
 	wait "$up_pid" "$down_pid" "$PING_PID"
+	[ -n "$TRACE_PID" ] && wait "$TRACE_PID"
 	netns_stop_fwd
 	modem_stop
 	RES=$(results "$label")

@@ -31,6 +31,10 @@
 # The steps are the issue's 15 s (8 steps, 2 min a run, about 7 min in
 # all); SAT_STEP_S=7.5 runs the same sequence twice as fast, and
 # SAT_INBAND_ONLY=1 runs the in-band controller alone (its own bounds).
+# For tuning: SAT_THRESHOLD=10ms sets autorate-delay-threshold, and
+# SAT_TRACE=1 samples caked's drop counters and the TCP senders' windows
+# (ss -ti) and prints per step where the losses came and how long the
+# windows took to fill the capacity.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/modemlib.sh"
 
@@ -97,6 +101,68 @@ trace_bg()
 	netns_track "$TRACE_PID"
 }
 
+# ss_sum FILE: per sample of an ss trace, "t cwnd Mbit" summed over the
+# bulk flows (the data connections, not iperf3's control one): the
+# window in packets and what it carries per round trip.
+ss_sum()
+{
+	awk '/^T / { t = $2; next }
+	    /^[ \t]*[a-z]+ wscale/ {
+		c = 0; r = 0; a = 0
+		for (i = 1; i <= NF; i++) {
+			split($i, kv, ":")
+			if (kv[1] == "cwnd") c = kv[2]
+			if (kv[1] == "rtt") { split(kv[2], x, "/"); r = x[1] }
+			if (kv[1] == "bytes_acked") a = kv[2]
+		}
+		if (a > 1000000 && r > 0) {
+			C[t] += c; B[t] += c * 1448 * 8 / r / 1000
+		}
+	    }
+	    END { for (t in C) printf "%s %d %.1f\n", t, C[t], B[t] }' "$1" |
+	    sort -n
+}
+
+# trace_table LABEL: with SAT_TRACE=1, per step and direction caked's
+# drops in the step's first 3 s and in the rest, the senders' summed
+# window at the step's start (first sample) and the time until their
+# windows carry 80 % of the step's capacity.
+trace_table()
+{
+	local label=$1 dir col a d u r b cap
+
+	[ -f "$NETNS_TMP/$label-trace.txt" ] || return 0
+	echo "$label run, caked's drops and the TCP senders' windows:"
+	for dir in down up; do
+		[ $dir = up ] && col=2 || col=5
+		ss_sum "$NETNS_TMP/$label-ss-$dir.txt" >"$NETNS_TMP/ss.txt"
+		steps "$label" | while read -r a d u r b; do
+			[ $dir = up ] && cap=$u || cap=$d
+			awk -v a="$a" -v b="$b" -v c=$col -v cap="$cap" \
+			    -v dir=$dir -v f="$NETNS_TMP/ss.txt" '
+			    $1 >= a - 0.6 && $1 < b {
+				if (n++ == 0) d0 = $(c + 1)
+				if ($1 < a + 3) d3 = $(c + 1)
+				dl = $(c + 1)
+			    }
+			    END {
+				while ((getline l < f) > 0) {
+					split(l, x, " ")
+					if (x[1] < a || x[1] >= b) continue
+					if (w == "") w = x[2]
+					if (reach == "" && x[3] >= 0.8 * cap)
+						reach = sprintf("%.1f s", x[1] - a)
+				}
+				printf "  %-4s %2d Mbit: caked drops %4d in the" \
+				    " first 3 s, %4d after; window at start %4d" \
+				    " pkts, carries 80 %% of it after %s\n", dir,
+				    cap, d3 - d0, dl - d3, w,
+				    reach == "" ? "never" : reach
+			    }' "$NETNS_TMP/$label-trace.txt"
+		done
+	done
+}
+
 # run LABEL PASSIVE: one run of the sequence; its figures into RES.
 # PASSIVE oracle: no autorate, the rate set to each step's capacity.
 run()
@@ -109,6 +175,8 @@ run()
 autorate-min = 2mbit
 autorate-base = 10mbit
 autorate-max = 70mbit"
+	[ -n "${SAT_THRESHOLD:-}" ] && ar="$ar
+autorate-delay-threshold = $SAT_THRESHOLD"
 	if [ "$passive" = oracle ]; then
 		caked_ar_start "$label" "" "bandwidth = 19mbit" \
 		    "bandwidth = 38mbit"
@@ -242,6 +310,7 @@ done
 for l in inband probeonly oracle; do
 	[ -f "$NETNS_TMP/modem-$l.out" ] || continue
 	step_table "$l"
+	trace_table "$l"
 	echo "modem, $l run, per step (set: capacity, out: carried):"
 	modem_report "$NETNS_TMP/modem-$l.out"
 done

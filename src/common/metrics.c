@@ -12,8 +12,9 @@
  * is unbounded. Per host only the busiest few the daemon lists (the
  * "hosts" member of a direction, at most HOSTACCT_EXPORTED of them) are:
  * a LAN of thousands of hosts adds no more series. A second table lists
- * the members deliberately not exported, each with its reason; a unit test (test_metrics) walks every
- * numeric leaf of a full reply and fails on one that is in neither.
+ * the members deliberately not exported, each with its reason; a unit
+ * test (test_metrics) walks every numeric leaf of a full reply and fails
+ * on one that is in neither.
  *
  * Pure formatting: no I/O but the FILE it is given, no clock.
  */
@@ -517,45 +518,32 @@ struct metrics_labels {
 	const char	*value;
 };
 
+/* One label name="value" after *sep, the value written by put. */
+static void
+metrics_label(FILE *fp, const char **sep, const char *name,
+    const char *value, void (*put)(FILE *, const char *))
+{
+	if (value == NULL)
+		return;
+	fprintf(fp, "%s%s=\"", *sep, name);
+	put(fp, value);
+	fputc('"', fp);
+	*sep = ",";
+}
+
 static void
 metrics_labels(FILE *fp, const struct metrics_labels *lb)
 {
 	const char	*sep = "{";
 
-	if (lb->dir != NULL) {
-		fprintf(fp, "%sdirection=\"", sep);
-		metrics_escape(fp, lb->dir);
-		fputc('"', fp);
-		sep = ",";
-	}
-	if (lb->tin != NULL) {
-		fprintf(fp, "%stin=\"", sep);
-		metrics_snake(fp, lb->tin);
-		fputc('"', fp);
-		sep = ",";
-	}
-	if (lb->reason != NULL) {
-		fprintf(fp, "%sreason=\"%s\"", sep, lb->reason);
-		sep = ",";
-	}
-	if (lb->reflector != NULL) {
-		fprintf(fp, "%sreflector=\"", sep);
-		metrics_escape(fp, lb->reflector);
-		fputc('"', fp);
-		sep = ",";
-	}
-	if (lb->host != NULL) {
-		fprintf(fp, "%shost=\"", sep);
-		metrics_escape(fp, lb->host);
-		fputc('"', fp);
-		sep = ",";
-	}
-	if (lb->key != NULL) {
-		fprintf(fp, "%s%s=\"", sep, lb->key);
-		metrics_escape(fp, lb->value);
-		fputc('"', fp);
-		sep = ",";
-	}
+	metrics_label(fp, &sep, "direction", lb->dir, metrics_escape);
+	metrics_label(fp, &sep, "tin", lb->tin, metrics_snake);
+	/* a reason is a key of the table: escaping leaves it as it is */
+	metrics_label(fp, &sep, "reason", lb->reason, metrics_escape);
+	metrics_label(fp, &sep, "reflector", lb->reflector, metrics_escape);
+	metrics_label(fp, &sep, "host", lb->host, metrics_escape);
+	if (lb->key != NULL)
+		metrics_label(fp, &sep, lb->key, lb->value, metrics_escape);
 	if (sep[0] == ',')
 		fputc('}', fp);
 }
@@ -638,72 +626,68 @@ metrics_hosts(FILE *fp, const struct metrics_def *m,
 	}
 }
 
-/* The samples of m in direction d. */
-static void
-metrics_dir(FILE *fp, const struct metrics_def *m,
-    const struct json_value *d)
-{
-	const struct json_value	*a, *e;
-	struct metrics_labels	 lb = { d->key, NULL, NULL, NULL, NULL, NULL,
-	    NULL };
-
-	switch (m->scope) {
-	case M_DIR:
-		metrics_sample(fp, m, d, &lb);
-		break;
-	case M_TIN:
-		if ((a = json_get(d, CTL_KEY_TINS)) == NULL)
-			break;
-		for (e = a->child; e != NULL; e = e->next) {
-			lb.tin = json_get_str(e, CTL_KEY_NAME);
-			lb.tin = lb.tin != NULL ? lb.tin : "?";
-			metrics_sample(fp, m, e, &lb);
-		}
-		break;
-	case M_IO:
-	case M_POOL:
-		metrics_sample(fp, m, json_get(d, m->scope == M_IO ? "io" :
-		    "pool"), &lb);
-		break;
-	case M_DROP:
-		lb.reason = m->key;
-		metrics_sample(fp, m, json_get(json_get(d, "io"), "drops"),
-		    &lb);
-		break;
-	case M_AR:
-		metrics_sample(fp, m, json_get(d, "autorate"), &lb);
-		break;
-	case M_PAS:
-		metrics_sample(fp, m, json_get(d, "passive"), &lb);
-		break;
-	case M_REFL:
-		a = json_get(json_get(d, "autorate"), "reflectors");
-		for (e = a != NULL ? a->child : NULL; e != NULL; e = e->next) {
-			lb.reflector = json_get_str(e, CTL_KEY_ADDRESS);
-			lb.reflector = lb.reflector != NULL ? lb.reflector :
-			    "?";
-			metrics_sample(fp, m, e, &lb);
-		}
-		break;
-	case M_HOSTS:
-		metrics_sample(fp, m, json_get(d, "hosts"), &lb);
-		break;
-	case M_HOST:
-		metrics_hosts(fp, m, json_get(json_get(d, "hosts"), "busiest"),
-		    &lb);
-		break;
-	default:
-		break;
-	}
-}
-
-static const char *const metrics_global_key[] = {
+/*
+ * The object each scope's members are in: a member of a direction, or for
+ * the global scopes of the reply; NULL for the direction (or reply) itself.
+ */
+static const char *const metrics_object[] = {
+	[M_IO] = "io",
+	[M_DROP] = "io",
+	[M_POOL] = "pool",
+	[M_AR] = "autorate",
+	[M_REFL] = "autorate",
+	[M_HOSTS] = "hosts",
+	[M_HOST] = "hosts",
+	[M_PAS] = "passive",
 	[M_CONTROL] = CTL_KEY_CONTROL,
 	[M_NAT] = "nat",
 	[M_DAEMON] = "daemon",
 	[M_PASG] = "passive",
 	[M_NATLOST] = "nat",
 };
+
+/* The samples of m in direction d. */
+static void
+metrics_dir(FILE *fp, const struct metrics_def *m,
+    const struct json_value *d)
+{
+	const struct json_value	*o, *e;
+	struct metrics_labels	 lb = { d->key, NULL, NULL, NULL, NULL, NULL,
+	    NULL };
+
+	o = metrics_object[m->scope] != NULL ?
+	    json_get(d, metrics_object[m->scope]) : d;
+	switch (m->scope) {
+	case M_TIN:
+		if ((o = json_get(d, CTL_KEY_TINS)) == NULL)
+			break;
+		for (e = o->child; e != NULL; e = e->next) {
+			lb.tin = json_get_str(e, CTL_KEY_NAME);
+			lb.tin = lb.tin != NULL ? lb.tin : "?";
+			metrics_sample(fp, m, e, &lb);
+		}
+		break;
+	case M_DROP:
+		lb.reason = m->key;
+		metrics_sample(fp, m, json_get(o, "drops"), &lb);
+		break;
+	case M_REFL:
+		o = json_get(o, "reflectors");
+		for (e = o != NULL ? o->child : NULL; e != NULL; e = e->next) {
+			lb.reflector = json_get_str(e, CTL_KEY_ADDRESS);
+			lb.reflector = lb.reflector != NULL ? lb.reflector :
+			    "?";
+			metrics_sample(fp, m, e, &lb);
+		}
+		break;
+	case M_HOST:
+		metrics_hosts(fp, m, json_get(o, "busiest"), &lb);
+		break;
+	default:
+		metrics_sample(fp, m, o, &lb);
+		break;
+	}
+}
 
 static void
 metrics_one(FILE *fp, const struct metrics_def *m,
@@ -727,7 +711,7 @@ metrics_one(FILE *fp, const struct metrics_def *m,
 	}
 	if (m->scope >= M_CONTROL) {
 		metrics_sample(fp, m, json_get(reply,
-		    metrics_global_key[m->scope]), &lb);
+		    metrics_object[m->scope]), &lb);
 		return;
 	}
 	d = json_get(reply, CTL_KEY_DIRECTIONS)->child;
@@ -762,24 +746,14 @@ static bool
 metrics_present(const struct metrics_def *m, const struct json_value *reply)
 {
 	const struct json_value	*d;
-	const char		*obj = NULL;
+	const char		*obj;
 
 	if (m->scope == M_NATLOST)	/* threads = 2 only */
 		return json_get(json_get(reply, "nat"), m->key) != NULL;
-	if (m->scope >= M_CONTROL)
-		return json_get(reply, metrics_global_key[m->scope]) != NULL;
-	if (m->scope == M_AR || m->scope == M_REFL)
-		obj = "autorate";
-	else if (m->scope == M_IO || m->scope == M_DROP)
-		obj = "io";
-	else if (m->scope == M_POOL)
-		obj = "pool";
-	else if (m->scope == M_HOSTS || m->scope == M_HOST)
-		obj = "hosts";
-	else if (m->scope == M_PAS)
-		obj = "passive";
-	if (obj == NULL)
+	if ((obj = metrics_object[m->scope]) == NULL)
 		return true;
+	if (m->scope >= M_CONTROL)
+		return json_get(reply, obj) != NULL;
 	d = json_get(reply, CTL_KEY_DIRECTIONS)->child;
 	for (; d != NULL; d = d->next)
 		if (json_get(d, obj) != NULL)

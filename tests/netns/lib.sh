@@ -515,16 +515,31 @@ netns_start_caked()
 		netns_start_tapfwd
 		return
 	fi
-	"$CAKED" -t -c "$FWD_CONF" >"$NETNS_TMP/check.log" 2>&1 || {
-		cat "$NETNS_TMP/check.log"
-		fail "caked -t rejected the generated config"
+	netns_run_caked
+	log "caked running (pid $FWD_PID, $TOPO, up $1, down $2)"
+}
+
+# netns_run_caked [LABEL]: checks $FWD_CONF with caked -t, starts caked on
+# it in the router (FWD_PID) and wires its devices in. Its output goes to
+# fwd.log, or with LABEL to fwd-LABEL.log (and the check's to
+# check-LABEL.log), so that each run of a test keeps its own; fwd.log then
+# links to the latest, as cleanup shows fwd.log when a test fails.
+netns_run_caked()
+{
+	local sfx=${1:+-$1}
+
+	"$CAKED" -t -c "$FWD_CONF" >"$NETNS_TMP/check$sfx.log" 2>&1 || {
+		cat "$NETNS_TMP/check$sfx.log"
+		fail "caked -t rejected $FWD_CONF"
 	}
 	ip netns exec "$NS_R" "$CAKED" -c "$FWD_CONF" \
-	    >"$NETNS_TMP/fwd.log" 2>&1 9>&- &
+	    >"$NETNS_TMP/fwd$sfx.log" 2>&1 9>&- &
 	FWD_PID=$!
 	netns_track "$FWD_PID"
+	if [ -n "$sfx" ]; then
+		ln -sf "fwd$sfx.log" "$NETNS_TMP/fwd.log"
+	fi
 	netns_attach
-	log "caked running (pid $FWD_PID, $TOPO, up $1, down $2)"
 }
 
 netns_stop_fwd()

@@ -169,17 +169,7 @@ caked_ar_start()
 		printf '[upload]\n%s\n' "$3"
 		printf '[download]\n%s\n' "$4"
 	} >"$FWD_CONF"
-	"$CAKED" -t -c "$FWD_CONF" >"$NETNS_TMP/check-$1.log" 2>&1 || {
-		cat "$NETNS_TMP/check-$1.log"
-		fail "caked -t rejected $FWD_CONF"
-	}
-	ip netns exec "$NS_R" "$CAKED" -c "$FWD_CONF" \
-	    >"$NETNS_TMP/fwd-$1.log" 2>&1 9>&- &
-	FWD_PID=$!
-	netns_track "$FWD_PID"
-	# lib.sh's cleanup prints fwd.log on failure
-	ln -sf "fwd-$1.log" "$NETNS_TMP/fwd.log"
-	netns_attach
+	netns_run_caked "$1"
 	[ -n "${CLIENT_IP6:-}" ] && topo_modem_v6_attach
 	log "caked running ($1, pid $FWD_PID)"
 }

@@ -71,15 +71,7 @@ start_caked()
 		printf '%s\n' "$@"
 		printf '[download]\nbandwidth = 100mbit\n'
 	} >"$FWD_CONF"
-	"$CAKED" -t -c "$FWD_CONF" >"$NETNS_TMP/check.log" 2>&1 || {
-		cat "$NETNS_TMP/check.log"
-		fail "caked -t rejected $FWD_CONF"
-	}
-	ip netns exec "$NS_R" "$CAKED" -c "$FWD_CONF" \
-	    >"$NETNS_TMP/fwd.log" 2>&1 9>&- &
-	FWD_PID=$!
-	netns_track "$FWD_PID"
-	netns_attach
+	netns_run_caked
 	log "caked running ($label, pid $FWD_PID)"
 }
 

@@ -48,24 +48,31 @@ enum metrics_scope {
 	M_NATLOST,	/* nat.inbox_lost_KIND, label kind=KIND */
 };
 
-/* The path prefix of each scope, as metrics_path() takes it. */
-static const char *const metrics_prefix[] = {
-	[M_TOP] = "",
-	[M_DIR] = "directions.*.",
-	[M_TIN] = "directions.*.tins[].",
-	[M_IO] = "directions.*.io.",
-	[M_DROP] = "directions.*.io.drops.",
-	[M_POOL] = "directions.*.pool.",
-	[M_AR] = "directions.*.autorate.",
-	[M_REFL] = "directions.*.autorate.reflectors[].",
-	[M_HOSTS] = "directions.*.hosts.",
-	[M_HOST] = "directions.*.hosts.busiest[].",
-	[M_PAS] = "directions.*.passive.",
-	[M_CONTROL] = "control.",
-	[M_NAT] = "nat.",
-	[M_DAEMON] = "daemon.",
-	[M_PASG] = "passive.",
-	[M_NATLOST] = "nat.",
+/*
+ * Each scope's path prefix, as metrics_path() takes it, and the object its
+ * members are in: a member of each direction or, for the global scopes,
+ * of the reply (NULL: the direction or the reply itself).
+ */
+static const struct {
+	const char	*prefix;
+	const char	*object;
+} metrics_scopes[] = {
+	[M_TOP] = { "", NULL },
+	[M_DIR] = { "directions.*.", NULL },
+	[M_TIN] = { "directions.*.tins[].", NULL },
+	[M_IO] = { "directions.*.io.", "io" },
+	[M_DROP] = { "directions.*.io.drops.", "io" },
+	[M_POOL] = { "directions.*.pool.", "pool" },
+	[M_AR] = { "directions.*.autorate.", "autorate" },
+	[M_REFL] = { "directions.*.autorate.reflectors[].", "autorate" },
+	[M_HOSTS] = { "directions.*.hosts.", "hosts" },
+	[M_HOST] = { "directions.*.hosts.busiest[].", "hosts" },
+	[M_PAS] = { "directions.*.passive.", "passive" },
+	[M_CONTROL] = { "control.", CTL_KEY_CONTROL },
+	[M_NAT] = { "nat.", "nat" },
+	[M_DAEMON] = { "daemon.", "daemon" },
+	[M_PASG] = { "passive.", "passive" },
+	[M_NATLOST] = { "nat.", "nat" },
 };
 
 #define M_COUNTER	0x01	/* else a gauge */
@@ -464,6 +471,7 @@ int
 metrics_path(const char *path)
 {
 	const struct metrics_def	*m;
+	const char			*pre;
 	size_t				 i, n;
 
 	for (i = 0; i < METRICS_NITEMS(metrics_omitted); i++)
@@ -471,8 +479,9 @@ metrics_path(const char *path)
 			return METRICS_OMITTED;
 	for (i = 0; i < METRICS_NITEMS(metrics_table); i++) {
 		m = &metrics_table[i];
-		n = strlen(metrics_prefix[m->scope]);
-		if (strncmp(path, metrics_prefix[m->scope], n) == 0 &&
+		pre = metrics_scopes[m->scope].prefix;
+		n = strlen(pre);
+		if (strncmp(path, pre, n) == 0 &&
 		    strcmp(path + n, m->key) == 0)
 			return METRICS_EXPORTED;
 	}
@@ -626,37 +635,17 @@ metrics_hosts(FILE *fp, const struct metrics_def *m,
 	}
 }
 
-/*
- * The object each scope's members are in: a member of a direction, or for
- * the global scopes of the reply; NULL for the direction (or reply) itself.
- */
-static const char *const metrics_object[] = {
-	[M_IO] = "io",
-	[M_DROP] = "io",
-	[M_POOL] = "pool",
-	[M_AR] = "autorate",
-	[M_REFL] = "autorate",
-	[M_HOSTS] = "hosts",
-	[M_HOST] = "hosts",
-	[M_PAS] = "passive",
-	[M_CONTROL] = CTL_KEY_CONTROL,
-	[M_NAT] = "nat",
-	[M_DAEMON] = "daemon",
-	[M_PASG] = "passive",
-	[M_NATLOST] = "nat",
-};
-
 /* The samples of m in direction d. */
 static void
 metrics_dir(FILE *fp, const struct metrics_def *m,
     const struct json_value *d)
 {
 	const struct json_value	*o, *e;
+	const char		*obj = metrics_scopes[m->scope].object;
 	struct metrics_labels	 lb = { d->key, NULL, NULL, NULL, NULL, NULL,
 	    NULL };
 
-	o = metrics_object[m->scope] != NULL ?
-	    json_get(d, metrics_object[m->scope]) : d;
+	o = obj != NULL ? json_get(d, obj) : d;
 	switch (m->scope) {
 	case M_TIN:
 		if ((o = json_get(d, CTL_KEY_TINS)) == NULL)
@@ -711,7 +700,7 @@ metrics_one(FILE *fp, const struct metrics_def *m,
 	}
 	if (m->scope >= M_CONTROL) {
 		metrics_sample(fp, m, json_get(reply,
-		    metrics_object[m->scope]), &lb);
+		    metrics_scopes[m->scope].object), &lb);
 		return;
 	}
 	d = json_get(reply, CTL_KEY_DIRECTIONS)->child;
@@ -750,7 +739,7 @@ metrics_present(const struct metrics_def *m, const struct json_value *reply)
 
 	if (m->scope == M_NATLOST)	/* threads = 2 only */
 		return json_get(json_get(reply, "nat"), m->key) != NULL;
-	if ((obj = metrics_object[m->scope]) == NULL)
+	if ((obj = metrics_scopes[m->scope].object) == NULL)
 		return true;
 	if (m->scope >= M_CONTROL)
 		return json_get(reply, obj) != NULL;

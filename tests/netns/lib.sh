@@ -482,22 +482,24 @@ threads"*) ;;
 		esac
 		[ -n "${NETNS_CONF_GENERAL:-}" ] &&
 		    printf '%s\n' "$NETNS_CONF_GENERAL"
-		echo "[upload]"
-		if [ -n "$extra" ]; then
-			echo "options = \"bandwidth $1 $extra\""
-		else
-			echo "bandwidth = $1"
-		fi
-		[ -n "${NETNS_CONF_DIR:-}" ] && printf '%s\n' "$NETNS_CONF_DIR"
-		echo "[download]"
-		if [ -n "$extra" ]; then
-			echo "options = \"bandwidth $2 $extra\""
-		else
-			echo "bandwidth = $2"
-		fi
-		[ -n "${NETNS_CONF_DIR:-}" ] && printf '%s\n' "$NETNS_CONF_DIR"
+		netns_conf_section upload "$1" "$extra"
+		netns_conf_section download "$2" "$extra"
 	} >"$FWD_CONF.tmp"
 	mv "$FWD_CONF.tmp" "$FWD_CONF"
+}
+
+# netns_conf_section NAME RATE EXTRA_OPTIONS: one direction's section of
+# netns_write_conf.
+netns_conf_section()
+{
+	echo "[$1]"
+	if [ -n "$3" ]; then
+		echo "options = \"bandwidth $2 $3\""
+	else
+		echo "bandwidth = $2"
+	fi
+	[ -n "${NETNS_CONF_DIR:-}" ] && printf '%s\n' "$NETNS_CONF_DIR"
+	return 0
 }
 
 # netns_start_caked UPLOAD_RATE DOWNLOAD_RATE [EXTRA_OPTIONS]

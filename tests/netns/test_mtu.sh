@@ -35,14 +35,7 @@ start()
 	netns_write_conf 100mbit 100mbit
 	sed -i 's/^mtu = 1500$/mtu = 9000/' "$FWD_CONF"
 	grep -q '^mtu = 9000$' "$FWD_CONF" || fail "could not set mtu = 9000"
-	"$CAKED" -t -c "$FWD_CONF" >"$NETNS_TMP/check.log" 2>&1 ||
-	    fail "caked -t rejected the config: $(cat "$NETNS_TMP/check.log")"
-	ip netns exec "$NS_R" "$CAKED" -c "$FWD_CONF" \
-	    >"$NETNS_TMP/fwd-$1.log" 2>&1 9>&- &
-	FWD_PID=$!
-	netns_track "$FWD_PID"
-	ln -sf "fwd-$1.log" "$NETNS_TMP/fwd.log"
-	netns_attach
+	netns_run_caked "$1"
 	for ns_dev in "$NS_C eth0" "$NS_S eth0" "$NS_R vc" "$NS_R vs" \
 	    "$NS_R br-lan" "$NS_R br-wan" "$NS_R $LAN_DEV" "$NS_R $WAN_DEV"; do
 		set -- $ns_dev

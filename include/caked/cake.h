@@ -345,6 +345,13 @@ struct cake	*cake_create(const struct cake_config *cfg,
 /* Frees an instance. Call cake_flush() and cake_take_dropped() first to get queued packets back. */
 void		 cake_destroy(struct cake *c);
 /*
+ * Replaces env's alloc and alloc_arg: where GSO segments come from, e.g.
+ * the pool of the thread that now owns the instance.
+ */
+void		 cake_set_alloc(struct cake *c,
+		    struct cake_pkt *(*alloc)(void *arg, uint32_t cap),
+		    void *alloc_arg);
+/*
  * Applies new parameters live (like tc change); queued packets are kept.
  * Returns CAKE_OK, CAKE_ERR_INVAL, or CAKE_ERR_QUEUES (and changes
  * nothing) if cfg->queues is not the instance's: that needs a new one.

@@ -42,6 +42,7 @@
 #include <inttypes.h>
 #include <stdint.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "caked/cake.h"
 #include "caked/group.h"
@@ -49,6 +50,7 @@
 #include "daemon/conntrack.h"
 #include "daemon/datapath.h"
 #include "daemon/gro.h"
+#include "daemon/handoff.h"
 #include "daemon/inbox.h"
 #include "daemon/log.h"
 #include "daemon/natcache.h"
@@ -87,6 +89,49 @@ datapath_init(struct datapath *dp, const char *name, int in_fd, int out_fd,
 	dp->out_queues = 1;
 	dp->in_vnet = tun_has_vnet(in_fd);
 	dp->out_vnet = tun_has_vnet(out_fd);
+	dp->worker = -1;
+}
+
+void
+datapath_set_worker(struct datapath *dp, unsigned int w,
+    struct handoff *const out[], struct handoff *const in[],
+    const int wake[])
+{
+	unsigned int	j;
+
+	dp->worker = (int)w;
+	for (j = 0; j < GROUP_WORKERS_MAX; j++) {
+		dp->hand_out[j] = j != w ? out[j] : NULL;
+		dp->hand_in[j] = j != w ? in[j] : NULL;
+		dp->hand_wake[j] = j != w ? wake[j] : -1;
+	}
+	cake_set_alloc(group_worker(dp->group, w), pool_alloc, dp->pool);
+}
+
+/* The instance dp queues to: its worker's, or NULL for the whole group. */
+static struct cake *
+datapath_own(const struct datapath *dp)
+{
+	return dp->worker < 0 ? NULL : group_worker(dp->group,
+	    (unsigned int)dp->worker);
+}
+
+void
+datapath_get_stats(const struct datapath *dp, struct cake_stats *st)
+{
+	if (dp->worker < 0)
+		group_get_stats(dp->group, st);
+	else
+		cake_get_stats(datapath_own(dp), st);
+}
+
+void
+datapath_sync(struct datapath *dp, uint64_t now_ns)
+{
+	if (dp->worker < 0)
+		return;
+	group_lend_sync(dp->group, (unsigned int)dp->worker, now_ns);
+	dp->sync_ns = now_ns;
 }
 
 void
@@ -167,8 +212,12 @@ datapath_dequeue(struct datapath *dp, uint64_t now_ns)
 {
 	struct cake_pkt	*pkt;
 
-	if ((pkt = group_dequeue_ahead(dp->group, now_ns, dp->horizon_ns)) !=
-	    NULL)
+	if (dp->worker >= 0)
+		pkt = cake_dequeue_ahead(datapath_own(dp), now_ns,
+		    dp->horizon_ns);
+	else
+		pkt = group_dequeue_ahead(dp->group, now_ns, dp->horizon_ns);
+	if (pkt != NULL)
 		hostacct_sent(&dp->hosts, datapath_host(dp, pkt),
 		    datapath_keys(pkt)->family, pkt->len, now_ns);
 	return pkt;
@@ -235,7 +284,9 @@ datapath_reap(struct datapath *dp)
 {
 	struct cake_pkt	*pkt, *next;
 
-	for (pkt = group_take_dropped(dp->group); pkt != NULL; pkt = next) {
+	pkt = dp->worker >= 0 ? cake_take_dropped(datapath_own(dp)) :
+	    group_take_dropped(dp->group);
+	for (; pkt != NULL; pkt = next) {
 		next = pkt->next;
 		hostacct_dropped(&dp->hosts, datapath_host(dp, pkt),
 		    datapath_keys(pkt)->family);
@@ -339,6 +390,122 @@ datapath_check_mtu(struct datapath *dp, const struct cake_pkt *pkt,
 	    dp->out_mtu);
 }
 
+/*
+ * A frame for worker j: its bytes and what is known of it (parse, NAT
+ * keys, offload fields) are copied to j's thread, the buffer stays here.
+ * A full queue drops it, counted.
+ */
+static void
+datapath_hand(struct datapath *dp, unsigned int j, struct cake_pkt *pkt)
+{
+	dp->st.hand_out++;
+	if (dp->hand_out[j] != NULL && handoff_push(dp->hand_out[j], pkt,
+	    sizeof(*pkt), pkt->data, pkt->len))
+		dp->hand_pending |= 1U << j;
+	else
+		dp->st.hand_full++;
+	pool_put(dp->pool, pkt);
+}
+
+/* Wakes the workers that were handed frames since the last call. */
+static void
+datapath_wake(struct datapath *dp, uint64_t now_ns)
+{
+	uint64_t	one = 1;
+	unsigned int	j;
+
+	for (j = 0; dp->hand_pending != 0 && j < GROUP_WORKERS_MAX; j++) {
+		if (!(dp->hand_pending & 1U << j) || dp->hand_wake[j] == -1)
+			continue;
+		/* EAGAIN: the counter is full, so a wakeup is pending. */
+		if (write(dp->hand_wake[j], &one, sizeof(one)) == -1 &&
+		    errno != EAGAIN)
+			log_rate_warnx(&dp->rl_rx, now_ns,
+			    "%s: wake worker %u: %s",
+			    dp->name, j, strerror(errno));
+	}
+	dp->hand_pending = 0;
+}
+
+/* Into the group, into this worker's instance, or to another worker. */
+static void
+datapath_queue(struct datapath *dp, struct cake_pkt *pkt, uint64_t now_ns)
+{
+	unsigned int	j;
+
+	if (dp->worker < 0) {
+		(void)group_enqueue(dp->group, pkt, now_ns);
+		return;
+	}
+	if ((j = group_steer(dp->group, pkt)) != (unsigned int)dp->worker) {
+		datapath_hand(dp, j, pkt);
+		return;
+	}
+	(void)cake_enqueue(datapath_own(dp), pkt, now_ns);
+}
+
+/* A buffer for a handed frame of len bytes, from dp's own pool. */
+static struct cake_pkt *
+datapath_buffer(struct datapath *dp, uint32_t len)
+{
+	struct cake_pkt	*pkt;
+
+	if ((pkt = pool_get(dp->pool)) != NULL && len < pkt->cap)
+		return pkt;
+	if (pkt != NULL)
+		pool_put(dp->pool, pkt);
+	return pool_get_large(dp->pool);
+}
+
+/* Queues one handed record (a struct cake_pkt, then the frame). */
+static void
+datapath_take_one(struct datapath *dp, const uint8_t *rec, size_t len,
+    uint64_t now_ns)
+{
+	struct cake_pkt	 hdr, *pkt;
+	uint8_t		*data;
+	uint32_t	 cap;
+
+	memcpy(&hdr, rec, sizeof(hdr));
+	if (len != sizeof(hdr) + hdr.len ||
+	    (pkt = datapath_buffer(dp, hdr.len)) == NULL) {
+		dp->st.hand_nobuf++;
+		return;
+	}
+	data = pkt->data;
+	cap = pkt->cap;
+	*pkt = hdr;
+	pkt->next = NULL;
+	pkt->data = data;
+	pkt->cap = cap;
+	memcpy(pkt->data, rec + sizeof(hdr), hdr.len);
+	dp->st.hand_in++;
+	(void)cake_enqueue(datapath_own(dp), pkt, now_ns);
+	datapath_reap(dp);
+}
+
+unsigned int
+datapath_take_handed(struct datapath *dp, uint64_t now_ns)
+{
+	const void	*rec;
+	size_t		 len;
+	unsigned int	 j, n = 0;
+
+	for (j = 0; dp->worker >= 0 && j < GROUP_WORKERS_MAX; j++) {
+		if (dp->hand_in[j] == NULL)
+			continue;
+		while ((rec = handoff_peek(dp->hand_in[j], &len)) != NULL) {
+			if (len >= sizeof(struct cake_pkt))
+				datapath_take_one(dp, rec, len, now_ns);
+			else
+				dp->st.hand_nobuf++;
+			handoff_release(dp->hand_in[j]);
+			n++;
+		}
+	}
+	return n;
+}
+
 static void
 datapath_enqueue(struct datapath *dp, struct cake_pkt *pkt, uint32_t len,
     uint64_t now_ns)
@@ -368,7 +535,7 @@ datapath_enqueue(struct datapath *dp, struct cake_pkt *pkt, uint32_t len,
 	datapath_nat(dp, pkt, now_ns);
 	dp->st.rx_pkts++;
 	dp->st.rx_bytes += len;
-	(void)group_enqueue(dp->group, pkt, now_ns);
+	datapath_queue(dp, pkt, now_ns);
 	datapath_reap(dp);
 }
 
@@ -443,10 +610,12 @@ datapath_read_fd(struct datapath *dp, int fd, uint64_t now_ns)
 		rv = datapath_read_chunk(dp, fd, now_ns, &got);
 		if (rv != DATAPATH_OK || got < DATAPATH_RX_CHUNK) {
 			datapath_set_hot(dp, fd, false, now_ns);
+			datapath_wake(dp, now_ns);
 			return rv;
 		}
 	}
 	datapath_set_hot(dp, fd, true, now_ns);	/* more may wait */
+	datapath_wake(dp, now_ns);
 	return DATAPATH_OK;
 }
 
@@ -675,9 +844,35 @@ datapath_send(struct datapath *dp, uint64_t now_ns)
 uint64_t
 datapath_next_ns(const struct datapath *dp, uint64_t now_ns)
 {
+	uint64_t	next, sync;
+
 	if (dp->held != NULL)
 		return CAKE_TIME_NEVER;	/* waiting for EV_WRITE instead */
-	return group_next_ns(dp->group, now_ns);
+	if (dp->worker < 0)
+		return group_next_ns(dp->group, now_ns);
+	/*
+	 * While it queues, a worker syncs every lending period: the rate
+	 * lent to it may let a packet leave sooner than its clock says.
+	 */
+	if ((next = cake_next_ns(datapath_own(dp), now_ns)) ==
+	    CAKE_TIME_NEVER || group_workers(dp->group) < 2)
+		return next;
+	sync = dp->sync_ns + GROUP_LEND_PERIOD_NS;
+	return sync < next ? (sync > now_ns ? sync : now_ns) : next;
+}
+
+static void
+datapath_flush_handed(struct datapath *dp)
+{
+	size_t		len;
+	unsigned int	j;
+
+	for (j = 0; j < GROUP_WORKERS_MAX; j++)
+		while (dp->hand_in[j] != NULL &&
+		    handoff_peek(dp->hand_in[j], &len) != NULL) {
+			dp->st.drops[CAKE_DROP_FLUSH]++;
+			handoff_release(dp->hand_in[j]);
+		}
 }
 
 void
@@ -694,7 +889,12 @@ datapath_flush(struct datapath *dp)
 		pool_put(dp->pool, dp->rx_spare);
 		dp->rx_spare = NULL;
 	}
-	group_flush(dp->group);
+	if (dp->worker >= 0) {
+		/* Handed frames not yet queued are flushed here too. */
+		datapath_flush_handed(dp);
+		cake_flush(datapath_own(dp));
+	} else
+		group_flush(dp->group);
 	datapath_reap(dp);
 }
 
@@ -706,7 +906,7 @@ datapath_log_stats(const struct datapath *dp)
 	const struct datapath_stats *st = &dp->st;
 	unsigned int		 i;
 
-	group_get_stats(dp->group, &cs);
+	datapath_get_stats(dp, &cs);
 	pool_get_stats(dp->pool, &ps);
 	log_info("%s: sent_pkts=%" PRIu64 " sent_bytes=%" PRIu64
 	    " dropped_pkts=%" PRIu64 " overlimits=%" PRIu64
@@ -791,6 +991,12 @@ datapath_json(const struct datapath *dp, struct json_writer *w,
 	json_uint(w, "too_big", st->too_big);
 	if (dp->ts_ring != NULL)	/* threads = 2: passive delay samples */
 		json_uint(w, "rtt_samples_dropped", dp->ts_ring_drops);
+	if (dp->worker >= 0) {		/* a thread per worker */
+		json_uint(w, "handed_out", st->hand_out);
+		json_uint(w, "handed_full", st->hand_full);
+		json_uint(w, "handed_in", st->hand_in);
+		json_uint(w, "handed_nobuf", st->hand_nobuf);
+	}
 	json_object_begin(w, "drops");
 	json_uint(w, "aqm", st->drops[CAKE_DROP_AQM]);
 	json_uint(w, "overlimit", st->drops[CAKE_DROP_OVERLIMIT]);

@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "caked/cake.h"
+#include "caked/group.h"
 #include "daemon/hostacct.h"
 #include "daemon/log.h"
 #include "daemon/tun.h"
@@ -24,6 +25,7 @@
 #define DATAPATH_DROP_REASONS	(CAKE_DROP_FLUSH + 1)
 
 struct conntrack;
+struct handoff;
 struct inbox;
 struct natcache;
 struct group;
@@ -57,6 +59,11 @@ struct datapath_stats {
 	uint64_t	tx_errors;	/* writes failed: packet dropped */
 	uint64_t	too_big;	/* above the egress device's MTU */
 	uint64_t	drops[DATAPATH_DROP_REASONS];	/* engine, by reason */
+	/* A worker's datapath (datapath_set_worker()): */
+	uint64_t	hand_out;	/* rx_pkts copied to another worker */
+	uint64_t	hand_full;	/* of those, refused: its queue full */
+	uint64_t	hand_in;	/* taken from other readers, queued */
+	uint64_t	hand_nobuf;	/* taken, but the pool was empty */
 };
 
 struct datapath {
@@ -110,6 +117,18 @@ struct datapath {
 						 * the table's thread */
 	struct tsrtt_counters	 ts_parse;	/* its parse counters */
 	uint64_t		 ts_ring_drops;	/* the ring was full */
+	/*
+	 * A worker's datapath: it owns worker `worker` of group (-1: the
+	 * whole group, in one thread). A frame it reads for worker j is
+	 * copied into hand_out[j] and j woken through hand_wake[j] (an
+	 * eventfd; -1: none); hand_in[j] brings frames reader j read.
+	 */
+	int			 worker;
+	struct handoff		*hand_out[GROUP_WORKERS_MAX];
+	struct handoff		*hand_in[GROUP_WORKERS_MAX];
+	int			 hand_wake[GROUP_WORKERS_MAX];
+	uint32_t		 hand_pending;	/* bit j: wake worker j */
+	uint64_t		 sync_ns;	/* last group_lend_sync() */
 };
 
 /* A TCP segment with a timestamp, passed to the thread owning tsrtt. */
@@ -157,6 +176,28 @@ void		datapath_set_tsrtt(struct datapath *dp, struct tsrtt *ts,
  */
 void		datapath_set_tsrtt_ring(struct datapath *dp, struct ring *ring,
 		    bool from_lan);
+/*
+ * Makes dp the datapath of worker w of its group, alone on its thread
+ * (doc/workers.md, Threads): it queues to, sends from and syncs only
+ * that worker's instance, whose GSO segments now come from dp's pool.
+ * out[j], in[j] and wake[j] as in struct datapath (index w unused).
+ */
+void		datapath_set_worker(struct datapath *dp, unsigned int w,
+		    struct handoff *const out[], struct handoff *const in[],
+		    const int wake[]);
+/*
+ * A worker: queues the frames other readers handed over (call it when
+ * dp's wakeup eventfd was readable, after clearing it). How many.
+ */
+unsigned int	datapath_take_handed(struct datapath *dp, uint64_t now_ns);
+/*
+ * A worker: applies the rate lent to it and publishes its counters
+ * (group_lend_sync()); the loop calls it after each wakeup's work.
+ */
+void		datapath_sync(struct datapath *dp, uint64_t now_ns);
+/* The engine's statistics: the group's, or a worker's own instance's. */
+void		datapath_get_stats(const struct datapath *dp,
+		    struct cake_stats *st);
 /* The largest packet (bytes from the IP header) the read buffers hold. */
 uint32_t	datapath_max_packet(const struct datapath *dp);
 /*

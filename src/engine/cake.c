@@ -391,6 +391,14 @@ cake_destroy(struct cake *c)
 	free(c);
 }
 
+void
+cake_set_alloc(struct cake *c, struct cake_pkt *(*alloc)(void *arg,
+    uint32_t cap), void *alloc_arg)
+{
+	c->env.alloc = alloc;
+	c->env.alloc_arg = alloc_arg;
+}
+
 int
 cake_change(struct cake *c, const struct cake_config *cfg, uint64_t now_ns)
 {

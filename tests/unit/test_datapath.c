@@ -12,8 +12,11 @@
  * each flow is written to one queue. With a packet thread's NAT cache a
  * miss is posted to main once and a hit hashes by the pre-NAT host.
  */
+#include <sys/eventfd.h>
+
 #include <errno.h>
 #include <inttypes.h>
+#include <poll.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -21,6 +24,7 @@
 #include <setjmp.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 #include <event2/event.h>
@@ -30,6 +34,7 @@
 #include "common/json.h"
 #include "engine/csum.h"
 #include "daemon/datapath.h"
+#include "daemon/handoff.h"
 #include "daemon/inbox.h"
 #include "daemon/natcache.h"
 #include "daemon/pool.h"
@@ -894,6 +899,250 @@ nat_cache_miss_is_posted_once_then_hits(void **state)
 	rig_done(&r);
 }
 
+
+/* ---- a thread per worker (datapath_set_worker()) ---------------------- */
+
+#define WHOSTS		16	/* source hosts of the worker tests */
+
+/* A UDP frame from host 10.0.1.host carrying seq, into fd. */
+static void
+push_host(int fd, unsigned int host, uint32_t seq)
+{
+	uint8_t	f[UDP_FRAME];
+
+	memset(f, 0, sizeof(f));
+	ipv4(f, sizeof(f), 17, (uint16_t)seq);
+	f[12] = 10;
+	f[13] = 0;
+	f[14] = 1;
+	f[15] = (uint8_t)host;
+	f[10] = f[11] = 0;	/* checksums are not checked on the way */
+	csum_put16(f + 20, 4000 + host);
+	csum_put16(f + 22, 5000);
+	csum_put16(f + 24, sizeof(f) - 20);
+	csum_put32(f + 28, seq);
+	assert_int_equal(fake_tun_push(fd, f, sizeof(f)), 0);
+}
+
+/* The worker the group steers host's frames to. */
+static unsigned int
+worker_of(struct group *g, unsigned int host)
+{
+	uint8_t		f[UDP_FRAME];
+	struct cake_pkt	pkt;
+
+	memset(f, 0, sizeof(f));
+	ipv4(f, sizeof(f), 17, 0);
+	f[12] = 10;
+	f[14] = 1;
+	f[15] = (uint8_t)host;
+	csum_put16(f + 20, 4000 + host);
+	csum_put16(f + 22, 5000);
+	csum_put16(f + 24, sizeof(f) - 20);
+	memset(&pkt, 0, sizeof(pkt));
+	pkt.data = f;
+	pkt.len = sizeof(f);
+	pkt.cap = sizeof(f);
+	return group_steer(g, &pkt);
+}
+
+/* Two worker datapaths of one group: dp[w] reads fd in[w], both write OUT_FD. */
+struct wrig {
+	struct rig	 r;		/* group, worker 0's pool, the sink */
+	struct pool	*pool1;
+	struct datapath	 dp[2];
+	struct handoff	*h[2];		/* h[j]: to worker j */
+	int		 wake[2];	/* eventfds */
+};
+
+static void
+wrig_init(struct wrig *w, uint64_t rate_Bps, size_t hand_bytes)
+{
+	struct handoff	*out[GROUP_WORKERS_MAX] = { NULL };
+	struct handoff	*in[GROUP_WORKERS_MAX] = { NULL };
+	int		 wake[GROUP_WORKERS_MAX];
+	unsigned int	 i;
+
+	rig_init_group(&w->r, false, rate_Bps, 2, CAKE_FLOW_SRCHOST);
+	(void)fake_tun_add(IN_FD2, false);
+	assert_non_null(w->pool1 = pool_create(1600));
+	for (i = 0; i < 2; i++) {
+		assert_non_null(w->h[i] = handoff_create(hand_bytes));
+		assert_true((w->wake[i] = eventfd(0, EFD_NONBLOCK)) != -1);
+	}
+	datapath_init(&w->dp[0], "w0", IN_FD, OUT_FD, CAKE_LINK_IP,
+	    w->r.group, w->r.pool);
+	datapath_init(&w->dp[1], "w1", IN_FD2, OUT_FD, CAKE_LINK_IP,
+	    w->r.group, w->pool1);
+	for (i = 0; i < GROUP_WORKERS_MAX; i++)
+		wake[i] = -1;
+	/* Reader 0 hands to worker 1 through h[1], and the reverse. */
+	out[1] = w->h[1];
+	in[1] = w->h[0];
+	wake[1] = w->wake[1];
+	datapath_set_worker(&w->dp[0], 0, out, in, wake);
+	out[0] = w->h[0];
+	in[0] = w->h[1];
+	wake[0] = w->wake[0];
+	out[1] = in[1] = NULL;
+	wake[1] = -1;
+	datapath_set_worker(&w->dp[1], 1, out, in, wake);
+	assert_int_equal(w->dp[1].worker, 1);
+}
+
+static bool
+woken(int fd)
+{
+	struct pollfd	pfd = { fd, POLLIN, 0 };
+	uint64_t	v;
+
+	if (poll(&pfd, 1, 0) != 1)
+		return false;
+	assert_int_equal(read(fd, &v, sizeof(v)), (ssize_t)sizeof(v));
+	return true;
+}
+
+/* Both pools whole again; the rig freed. */
+static void
+wrig_done(struct wrig *w)
+{
+	struct pool_stats	st;
+	unsigned int		i;
+
+	datapath_flush(&w->dp[1]);
+	pool_get_stats(w->pool1, &st);
+	assert_int_equal(st.free, st.bufs);
+	w->r.dp = w->dp[0];	/* rig_done() flushes and checks pool 0 */
+	rig_done(&w->r);
+	for (i = 0; i < 2; i++) {
+		handoff_destroy(w->h[i]);
+		(void)close(w->wake[i]);
+	}
+	pool_destroy(w->pool1);
+}
+
+/*
+ * Reader 0 reads every host's frames: it queues its own worker's, hands
+ * the others' bytes to worker 1 (its buffers stay in pool 0) and wakes
+ * it; each worker sends only its own hosts, every frame exactly once.
+ */
+static void
+worker_reader_hands_frames_to_their_worker(void **state)
+{
+	struct wrig	w;
+	unsigned int	mine[2] = { 0, 0 }, host, i, k;
+	uint32_t	seq;
+	bool		*seen;
+
+	(void)state;
+	wrig_init(&w, 0, 1 << 20);
+	for (host = 0; host < WHOSTS; host++)
+		mine[worker_of(w.r.group, host)] += 4;
+	assert_true(mine[0] > 0 && mine[1] > 0);	/* both have hosts */
+	for (seq = 0; seq < 4 * WHOSTS; seq++)
+		push_host(IN_FD, seq % WHOSTS, seq);
+	assert_int_equal(datapath_read(&w.dp[0], T0), DATAPATH_OK);
+	assert_int_equal(w.dp[0].st.rx_pkts, 4 * WHOSTS);
+	assert_int_equal(w.dp[0].st.hand_out, mine[1]);
+	assert_int_equal(w.dp[0].st.hand_full, 0);
+	assert_true(woken(w.wake[1]));
+	assert_false(woken(w.wake[0]));
+	assert_int_equal(datapath_take_handed(&w.dp[1], T0), mine[1]);
+	assert_int_equal(w.dp[1].st.hand_in, mine[1]);
+	assert_int_equal(datapath_take_handed(&w.dp[1], T0), 0);
+	assert_int_equal(datapath_send(&w.dp[0], T0), DATAPATH_OK);
+	assert_int_equal(w.r.nseen, mine[0]);
+	assert_int_equal(datapath_send(&w.dp[1], T0), DATAPATH_OK);
+	assert_int_equal(w.r.nseen, 4 * WHOSTS);
+	assert_int_equal(w.dp[0].st.tx_pkts, mine[0]);
+	assert_int_equal(w.dp[1].st.tx_pkts, mine[1]);
+	assert_non_null(seen = calloc(4 * WHOSTS, sizeof(*seen)));
+	for (i = 0; i < w.r.nseen; i++) {
+		seq = w.r.seen[i];
+		assert_true(seq < 4 * WHOSTS && !seen[seq]);
+		seen[seq] = true;
+		k = i < mine[0] ? 0 : 1;	/* who sent it */
+		assert_int_equal(worker_of(w.r.group, seq % WHOSTS), k);
+	}
+	free(seen);
+	wrig_done(&w);
+}
+
+/*
+ * A full hand-off queue drops the frame, counted, and never blocks; what
+ * did fit arrives whole; nothing leaks from either pool.
+ */
+static void
+worker_full_handoff_drops_counted(void **state)
+{
+	struct wrig	w;
+	unsigned int	host = 0;
+	uint32_t	seq;
+
+	(void)state;
+	wrig_init(&w, 0, 4096);
+	while (worker_of(w.r.group, host) != 1)
+		host++;
+	for (seq = 0; seq < 64; seq++)
+		push_host(IN_FD, host, seq);
+	assert_int_equal(datapath_read(&w.dp[0], T0), DATAPATH_OK);
+	assert_int_equal(w.dp[0].st.hand_out, 64);
+	assert_true(w.dp[0].st.hand_full > 0);
+	assert_true(w.dp[0].st.hand_full < 64);
+	assert_int_equal(datapath_take_handed(&w.dp[1], T0),
+	    64 - w.dp[0].st.hand_full);
+	assert_int_equal(datapath_send(&w.dp[1], T0), DATAPATH_OK);
+	assert_int_equal(w.r.nseen, 64 - w.dp[0].st.hand_full);
+	for (seq = 0; seq < w.r.nseen; seq++)	/* in order, none twice */
+		assert_int_equal(w.r.seen[seq], seq);
+	/* Handed, not yet taken: flushed as drops. */
+	push_host(IN_FD, host, 100);
+	assert_int_equal(datapath_read(&w.dp[0], T0 + 1), DATAPATH_OK);
+	datapath_flush(&w.dp[1]);
+	assert_int_equal(w.dp[1].st.drops[CAKE_DROP_FLUSH], 1);
+	wrig_done(&w);
+}
+
+/*
+ * Shaped, a backlogged worker wakes at least every lending period to
+ * apply what it was lent: the lender gives the busy worker nearly all
+ * of the rate, and its next departure comes sooner.
+ */
+static void
+worker_syncs_each_lending_period(void **state)
+{
+	struct wrig	w;
+	unsigned int	host = 0;
+	uint64_t	now = T0, before;
+	uint32_t	seq;
+
+	(void)state;
+	wrig_init(&w, 125000, 1 << 20);		/* 1 Mbit/s */
+	while (worker_of(w.r.group, host) != 1)
+		host++;
+	for (seq = 0; seq < 60; seq++)
+		push_host(IN_FD2, host, seq);
+	assert_int_equal(datapath_read(&w.dp[1], now), DATAPATH_OK);
+	assert_int_equal(w.dp[1].st.hand_out, 0);	/* its own host */
+	assert_int_equal(datapath_send(&w.dp[1], now), DATAPATH_OK);
+	datapath_sync(&w.dp[1], now);
+	datapath_sync(&w.dp[0], now);
+	assert_true(datapath_next_ns(&w.dp[1], now) <=
+	    now + GROUP_LEND_PERIOD_NS);
+	before = group_lend_rate_Bps(w.r.group, 1);
+	for (; now < T0 + 20 * GROUP_LEND_PERIOD_NS;
+	    now += GROUP_LEND_PERIOD_NS) {
+		group_lend(w.r.group, now);
+		(void)datapath_send(&w.dp[1], now);
+		datapath_sync(&w.dp[1], now);
+		datapath_sync(&w.dp[0], now);
+	}
+	assert_true(group_lend_rate_Bps(w.r.group, 1) > before);
+	assert_true(group_lend_rate_Bps(w.r.group, 1) > 125000 * 9 / 10);
+	assert_true(w.r.nseen > 1);
+	wrig_done(&w);
+}
+
 int
 main(void)
 {
@@ -915,6 +1164,9 @@ main(void)
 		cmocka_unit_test(nat_cache_miss_is_posted_once_then_hits),
 		cmocka_unit_test(flows_move_off_a_busy_queue),
 		cmocka_unit_test(reading_marks_a_queue_busy_while_frames_wait),
+		cmocka_unit_test(worker_reader_hands_frames_to_their_worker),
+		cmocka_unit_test(worker_full_handoff_drops_counted),
+		cmocka_unit_test(worker_syncs_each_lending_period),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

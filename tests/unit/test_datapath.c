@@ -946,7 +946,7 @@ worker_of(struct group *g, unsigned int host)
 	return group_steer(g, &pkt);
 }
 
-/* Two worker datapaths of one group: dp[w] reads fd in[w], both write OUT_FD. */
+/* Two worker datapaths of a group: dp[w] reads in[w], both write OUT_FD. */
 struct wrig {
 	struct rig	 r;		/* group, worker 0's pool, the sink */
 	struct pool	*pool1;

@@ -90,6 +90,7 @@ datapath_init(struct datapath *dp, const char *name, int in_fd, int out_fd,
 	dp->in_vnet = tun_has_vnet(in_fd);
 	dp->out_vnet = tun_has_vnet(out_fd);
 	dp->worker = -1;
+	dp->hot = &dp->in_hot;
 }
 
 void
@@ -591,11 +592,11 @@ datapath_set_hot(struct datapath *dp, int fd, bool hot, uint64_t now_ns)
 		if (dp->in_fds[q] != fd)
 			continue;
 		if (hot) {
-			atomic_fetch_or_explicit(&dp->in_hot, 1U << q,
+			atomic_fetch_or_explicit(dp->hot, 1U << q,
 			    memory_order_relaxed);
 			dp->in_hot_ns[q] = now_ns;
 		} else if (now_ns - dp->in_hot_ns[q] > DATAPATH_BUSY_HOLD_NS)
-			atomic_fetch_and_explicit(&dp->in_hot, ~(1U << q),
+			atomic_fetch_and_explicit(dp->hot, ~(1U << q),
 			    memory_order_relaxed);
 		return;
 	}
@@ -967,12 +968,11 @@ datapath_workers_json(const struct datapath *dp, struct json_writer *w)
 	json_array_end(w);
 }
 
-void
-datapath_json(const struct datapath *dp, struct json_writer *w,
-    uint64_t now_ns)
+/* The "io" member: st are dp's counters, or its workers' summed. */
+static void
+datapath_io_json(const struct datapath *dp, const struct datapath_stats *st,
+    uint64_t ts_ring_drops, struct json_writer *w)
 {
-	const struct datapath_stats	*st = &dp->st;
-
 	json_object_begin(w, "io");
 	json_uint(w, "rx_packets", st->rx_pkts);
 	json_uint(w, "rx_bytes", st->rx_bytes);
@@ -990,7 +990,7 @@ datapath_json(const struct datapath *dp, struct json_writer *w,
 	json_uint(w, "tx_errors", st->tx_errors);
 	json_uint(w, "too_big", st->too_big);
 	if (dp->ts_ring != NULL)	/* threads = 2: passive delay samples */
-		json_uint(w, "rtt_samples_dropped", dp->ts_ring_drops);
+		json_uint(w, "rtt_samples_dropped", ts_ring_drops);
 	if (dp->worker >= 0) {		/* a thread per worker */
 		json_uint(w, "handed_out", st->hand_out);
 		json_uint(w, "handed_full", st->hand_full);
@@ -1006,7 +1006,54 @@ datapath_json(const struct datapath *dp, struct json_writer *w,
 	json_uint(w, "flush", st->drops[CAKE_DROP_FLUSH]);
 	json_object_end(w);
 	json_object_end(w);
+}
+
+void
+datapath_json(const struct datapath *dp, struct json_writer *w,
+    uint64_t now_ns)
+{
+	datapath_io_json(dp, &dp->st, dp->ts_ring_drops, w);
 	pool_json(dp->pool, w);
 	hostacct_json(&dp->hosts, now_ns, w);
 	datapath_workers_json(dp, w);
+}
+
+static void
+datapath_stats_add(struct datapath_stats *sum, const struct datapath_stats *st)
+{
+	const uint64_t	*a = (const uint64_t *)st;
+	uint64_t	*b = (uint64_t *)sum;
+	size_t		 i;
+
+	/* Every member is a uint64_t counter (checked below). */
+	for (i = 0; i < sizeof(*st) / sizeof(uint64_t); i++)
+		b[i] += a[i];
+}
+
+_Static_assert(sizeof(struct datapath_stats) % sizeof(uint64_t) == 0,
+    "struct datapath_stats holds only uint64_t counters");
+
+void
+datapath_json_sum(const struct datapath *const dps[], unsigned int n,
+    struct hostacct *scratch, struct json_writer *w, uint64_t now_ns)
+{
+	struct datapath_stats	st;
+	struct pool_stats	ps, one;
+	uint64_t		ts_drops = 0;
+	unsigned int		i;
+
+	memset(&st, 0, sizeof(st));
+	memset(&ps, 0, sizeof(ps));
+	memset(scratch, 0, sizeof(*scratch));
+	for (i = 0; i < n; i++) {
+		datapath_stats_add(&st, &dps[i]->st);
+		ts_drops += dps[i]->ts_ring_drops;
+		pool_get_stats(dps[i]->pool, &one);
+		pool_stats_add(&ps, &one);
+		hostacct_merge(scratch, &dps[i]->hosts);
+	}
+	datapath_io_json(dps[0], &st, ts_drops, w);
+	pool_json_stats(&ps, w);
+	hostacct_json(scratch, now_ns, w);
+	datapath_workers_json(dps[0], w);
 }

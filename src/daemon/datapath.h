@@ -81,6 +81,8 @@ struct datapath {
 						 * by the other direction's
 						 * thread: relaxed) */
 	uint64_t		 in_hot_ns[TUN_QUEUES_MAX];	/* when */
+	_Atomic uint32_t	*hot;		/* where in_hot is kept: its own,
+						 * or its direction's worker 0's */
 	const _Atomic uint32_t	*out_hot;	/* the other direction's in_hot:
 						 * busy queues of the egress
 						 * device; NULL: unknown */
@@ -229,6 +231,13 @@ void		datapath_flush(struct datapath *dp);
  */
 void		datapath_json(const struct datapath *dp, struct json_writer *w,
 		    uint64_t now_ns);
+/*
+ * The same for a direction's worker datapaths dps[0..n) (worker 0 first),
+ * summed; scratch holds their merged host table.
+ */
+void		datapath_json_sum(const struct datapath *const dps[],
+		    unsigned int n, struct hostacct *scratch,
+		    struct json_writer *w, uint64_t now_ns);
 /* Logs the engine's and the I/O counters at LOG_INFO. */
 void		datapath_log_stats(const struct datapath *dp);
 

@@ -124,6 +124,43 @@ hostacct_sent(struct hostacct *ha, const uint8_t *addr, uint8_t family,
 	e->pkts++;
 }
 
+/* Moves e's windows on to epoch (as hostacct_sent() does). */
+static void
+hostacct_age(struct hostacct_entry *e, uint64_t epoch)
+{
+	if (e->epoch == epoch)
+		return;
+	e->prev_bytes = e->epoch + 1 == epoch ? e->win_bytes : 0;
+	e->win_bytes = 0;
+	e->epoch = epoch;
+}
+
+void
+hostacct_merge(struct hostacct *dst, const struct hostacct *src)
+{
+	const struct hostacct_entry	*s;
+	struct hostacct_entry		*e, a;
+	unsigned int			 i;
+
+	if (src->epoch > dst->epoch)
+		dst->epoch = src->epoch;
+	dst->evictions += src->evictions;
+	for (i = 0; i < HOSTACCT_MAX; i++) {
+		if ((s = &src->e[i])->family == 0)
+			continue;
+		a = *s;
+		if (a.epoch <= dst->epoch)
+			hostacct_age(&a, dst->epoch);
+		e = hostacct_find(dst, a.addr, a.family);
+		hostacct_age(e, dst->epoch);
+		e->win_bytes += a.win_bytes;
+		e->prev_bytes += a.prev_bytes;
+		e->bytes += a.bytes;
+		e->pkts += a.pkts;
+		e->drops += a.drops;
+	}
+}
+
 void
 hostacct_dropped(struct hostacct *ha, const uint8_t *addr, uint8_t family)
 {

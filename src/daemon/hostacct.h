@@ -50,6 +50,11 @@ void	hostacct_sent(struct hostacct *ha, const uint8_t *addr,
 void	hostacct_dropped(struct hostacct *ha, const uint8_t *addr,
 	    uint8_t family);
 /*
+ * Adds src's hosts to dst (the tables of a direction's workers, summed
+ * for a reply); an entry dst has no room for replaces its quietest.
+ */
+void	hostacct_merge(struct hostacct *dst, const struct hostacct *src);
+/*
  * Copies the at most max busiest entries at now_ns into out, busiest
  * first (ties: more bytes, then the lower address). Returns how many.
  */

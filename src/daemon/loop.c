@@ -24,6 +24,7 @@
  * The loop owns no devices, engines or pools; it must not parse packets or
  * configuration itself.
  */
+#include <sys/eventfd.h>
 #include <sys/prctl.h>
 
 #include <errno.h>
@@ -52,6 +53,7 @@
 #include "daemon/ctlcmd.h"
 #include "daemon/ctlsock.h"
 #include "daemon/datapath.h"
+#include "daemon/handoff.h"
 #include "daemon/httpd.h"
 #include "daemon/inbox.h"
 #include "daemon/log.h"
@@ -76,6 +78,8 @@
 #define LOOP_NAT_IN_SLOTS	8192	/* conntrack's news for a thread */
 #define LOOP_NAT_ASK_SLOTS	1024	/* a thread's misses for main */
 #define LOOP_BUSY		INT_MIN	/* a packet thread did not answer */
+#define LOOP_PKTS_MAX		(CONFIG_DIRS * GROUP_WORKERS_MAX)
+#define LOOP_HAND_BYTES		(2U << 20)	/* a reader's queue to a worker */
 
 static const int loop_signals[] = { SIGTERM, SIGINT, SIGHUP, SIGUSR1 };
 #define LOOP_SIGNALS	(sizeof(loop_signals) / sizeof(loop_signals[0]))
@@ -89,6 +93,7 @@ enum loop_msg_kind {
 	LOOP_MSG_CALL,		/* main -> thread: run fn(arg), answer seq */
 	LOOP_MSG_STOP,		/* main -> thread: leave the loop */
 	LOOP_MSG_EXIT,		/* thread -> main: stop caked with code */
+	LOOP_MSG_PARK,		/* main -> worker: wait for round seq's end */
 };
 
 struct loop_msg {
@@ -102,6 +107,11 @@ struct loop_msg {
 struct loop_dir {
 	struct loop	*loop;
 	struct loop_pkt	*pkt;		/* the packet loop that moves it */
+	int		 index;		/* CONFIG_UPLOAD or CONFIG_DOWNLOAD */
+	unsigned int	 worker;	/* a thread per worker: which */
+	int		 wake_fd;	/* its eventfd: frames handed to it */
+	struct event	*ev_wake;
+	struct event	*ev_lend;	/* worker 0: group_lend() each period */
 	struct datapath	 dp;
 	struct event	*ev_read[TUN_QUEUES_MAX];	/* a queue each */
 	struct event	*ev_write[TUN_QUEUES_MAX];
@@ -143,11 +153,31 @@ struct loop_pkt {
 	struct event		*ev_nat_ask;	/* on the main base */
 };
 
+/*
+ * A thread per worker: main parks a direction's workers 1.. while worker
+ * 0's thread does what main asks of the whole direction (loop_dcall()).
+ */
+struct loop_park {
+	pthread_mutex_t		 mu;
+	pthread_cond_t		 cv;		/* parked changed, or released */
+	uint64_t		 round;		/* a park message of another
+						 * round is ignored */
+	bool			 open;		/* round holds its threads */
+	unsigned int		 parked;	/* threads parked in round */
+	bool			 ok;		/* initialised */
+};
+
 struct loop {
 	struct event_base	*base;
 	struct loop_setup	 setup;
-	struct loop_dir		 dir[CONFIG_DIRS];
-	struct loop_pkt		 pkt[CONFIG_DIRS];
+	struct loop_dir		 dir[CONFIG_DIRS];	/* (worker 0) */
+	struct loop_dir		 wdir[CONFIG_DIRS][GROUP_WORKERS_MAX];	/* 1.. */
+	unsigned int		 nworkers[CONFIG_DIRS];	/* threads each */
+	struct handoff		*hand[CONFIG_DIRS][GROUP_WORKERS_MAX]
+				    [GROUP_WORKERS_MAX];	/* from, to */
+	struct loop_park	 park[CONFIG_DIRS];
+	struct hostacct		*hosts_sum;	/* the workers' tables, merged */
+	struct loop_pkt		 pkt[LOOP_PKTS_MAX];
 	unsigned int		 npkt;		/* packet loops in use */
 	struct event		*ev_signal[LOOP_SIGNALS];
 	struct event		*ev_mtu;
@@ -172,11 +202,18 @@ struct loop {
 						 * read before threads start */
 	/* threads = 2: the segments the packet threads pass to main */
 	struct event		*ev_ts;
-	struct datapath_seg	 ts_head[CONFIG_DIRS];	/* taken, not fed */
-	bool			 ts_have[CONFIG_DIRS];
-	uint64_t		 ts_no_timestamp[CONFIG_DIRS];
-	uint64_t		 ts_bad_option[CONFIG_DIRS];
+	struct datapath_seg	 ts_head[LOOP_PKTS_MAX];	/* taken, not fed */
+	bool			 ts_have[LOOP_PKTS_MAX];
+	uint64_t		 ts_no_timestamp[LOOP_PKTS_MAX];
+	uint64_t		 ts_bad_option[LOOP_PKTS_MAX];
 };
+
+/* Direction i's worker w (w < l->nworkers[i]). */
+static struct loop_dir *
+loop_wdir(struct loop *l, int i, unsigned int w)
+{
+	return w == 0 ? &l->dir[i] : &l->wdir[i][w];
+}
 
 static void
 loop_stop(struct loop *l, int code)
@@ -299,6 +336,8 @@ loop_service(struct loop_pkt *p, uint64_t now_ns)
 		if (loop_status(d, datapath_send(&d->dp, now_ns)) == -1)
 			return;
 	}
+	for (i = 0; i < p->ndirs; i++)	/* a thread per worker */
+		datapath_sync(&p->dir[i]->dp, now_ns);
 	loop_schedule(p, now_ns);
 	for (i = 0; i < p->ndirs; i++)
 		p->dir[i]->dp.last_tx = 0;
@@ -393,6 +432,42 @@ loop_call(struct loop_pkt *p, loop_call_fn *fn, void *arg)
 	return 0;
 }
 
+/*
+ * A worker's thread: waits while main's round lasts (a message of a
+ * round main already ended is ignored, so it never waits for nothing).
+ */
+static void
+loop_parked(struct loop_park *pk, uint64_t round)
+{
+	(void)pthread_mutex_lock(&pk->mu);
+	if (pk->round == round && pk->open) {
+		pk->parked++;
+		(void)pthread_cond_broadcast(&pk->cv);
+		while (pk->round == round && pk->open)
+			(void)pthread_cond_wait(&pk->cv, &pk->mu);
+	}
+	(void)pthread_mutex_unlock(&pk->mu);
+}
+
+/* Main: waits until n threads parked, at most LOOP_CALL_TIMEOUT_NS. */
+static bool
+loop_park_wait(struct loop_park *pk, unsigned int n)
+{
+	struct timespec	ts;
+
+	(void)clock_gettime(CLOCK_MONOTONIC, &ts);
+	ts.tv_sec += LOOP_CALL_TIMEOUT_NS / 1000000000ULL;
+	ts.tv_nsec += LOOP_CALL_TIMEOUT_NS % 1000000000ULL;
+	if (ts.tv_nsec >= 1000000000L) {
+		ts.tv_sec++;
+		ts.tv_nsec -= 1000000000L;
+	}
+	while (pk->parked < n)
+		if (pthread_cond_timedwait(&pk->cv, &pk->mu, &ts) != 0)
+			break;
+	return pk->parked >= n;
+}
+
 /* The packet thread's side: main's messages, between wakeups. */
 static void
 loop_on_inbox(evutil_socket_t fd, short what, void *arg)
@@ -408,11 +483,56 @@ loop_on_inbox(evutil_socket_t fd, short what, void *arg)
 			event_base_loopbreak(p->base);
 			continue;
 		}
+		if (m.kind == LOOP_MSG_PARK) {
+			loop_parked(m.arg, m.seq);
+			continue;
+		}
 		if (m.kind != LOOP_MSG_CALL || !reply_claim(&p->reply, m.seq))
 			continue;	/* main gave up: write nothing */
 		m.fn(p, m.arg);
 		reply_done(&p->reply, m.seq);
 	}
+}
+
+/*
+ * Runs fn(p, arg) on direction dir's packet loop (worker 0's) with every
+ * other worker thread of the direction parked, so that fn may read and
+ * write the whole group and every worker's datapath; the park's mutex
+ * orders their writes before fn's and fn's before their next. 0, or -1
+ * when a thread did not park or answer in time (busy).
+ */
+static int
+loop_dcall(struct loop *l, int dir, loop_call_fn *fn, void *arg)
+{
+	struct loop_park	*pk = &l->park[dir];
+	struct loop_msg		 m = { .kind = LOOP_MSG_PARK, .arg = pk };
+	unsigned int		 w, n = l->nworkers[dir];
+	bool			 ok = true;
+	int			 rc = -1;
+
+	if (n < 2 || !l->dir[dir].pkt->started)
+		return loop_call(l->dir[dir].pkt, fn, arg);
+	(void)pthread_mutex_lock(&pk->mu);
+	m.seq = ++pk->round;
+	pk->open = true;
+	pk->parked = 0;
+	(void)pthread_mutex_unlock(&pk->mu);
+	for (w = 1; w < n && ok; w++)
+		ok = inbox_post(loop_wdir(l, dir, w)->pkt->inbox, &m) == 0;
+	(void)pthread_mutex_lock(&pk->mu);
+	ok = ok && loop_park_wait(pk, n - 1);
+	(void)pthread_mutex_unlock(&pk->mu);
+	if (ok)
+		rc = loop_call(l->dir[dir].pkt, fn, arg);
+	else {
+		l->dir[dir].pkt->busy++;
+		l->dir[dir].pkt->last_busy = true;
+	}
+	(void)pthread_mutex_lock(&pk->mu);
+	pk->open = false;
+	(void)pthread_cond_broadcast(&pk->cv);
+	(void)pthread_mutex_unlock(&pk->mu);
+	return rc;
 }
 
 /* Main's side: a packet thread asks caked to stop. */
@@ -461,11 +581,12 @@ loop_snapshot(struct loop *l, int dir, struct loop_snap *s)
 	if (dir < 0 || dir >= CONFIG_DIRS || l->setup.group[dir] == NULL)
 		return -1;
 	s->g = l->setup.group[dir];
-	return loop_call(l->dir[dir].pkt, loop_snap_fn, s);
+	return loop_dcall(l, dir, loop_snap_fn, s);
 }
 
 struct loop_change {
-	struct loop_dir			*d;
+	struct loop			*l;
+	int				 dir;
 	struct group			*g;
 	const struct cake_config	*cfg;
 	uint64_t			 now_ns;
@@ -477,10 +598,13 @@ static void
 loop_change_fn(struct loop_pkt *p, void *arg)
 {
 	struct loop_change	*c = arg;
+	unsigned int		 w;
 
 	if ((c->rc = group_change(c->g, c->cfg, c->now_ns)) != CAKE_OK)
 		return;
-	datapath_reap(&c->d->dp);
+	/* The other workers are parked (loop_dcall()): theirs too. */
+	for (w = 0; w < c->l->nworkers[c->dir]; w++)
+		datapath_reap(&loop_wdir(c->l, c->dir, w)->dp);
 	loop_service(p, timer_now_ns());
 }
 
@@ -489,26 +613,30 @@ static int
 loop_change(struct loop *l, int dir, const struct cake_config *cfg,
     uint64_t now_ns)
 {
-	struct loop_change	c = { &l->dir[dir], l->setup.group[dir], cfg,
+	struct loop_change	c = { l, dir, l->setup.group[dir], cfg,
 				    now_ns, CAKE_OK };
 
-	if (loop_call(l->dir[dir].pkt, loop_change_fn, &c) == -1)
+	if (loop_dcall(l, dir, loop_change_fn, &c) == -1)
 		return LOOP_BUSY;
 	return c.rc;
 }
 
 struct loop_set64 {
-	uint64_t	*dst;
+	struct loop	*l;
+	int		 dir;
 	uint64_t	 v;
 };
 
+/* Every worker's horizon (the others are parked: loop_dcall()). */
 static void
-loop_set64_fn(struct loop_pkt *p, void *arg)
+loop_horizon_fn(struct loop_pkt *p, void *arg)
 {
 	struct loop_set64	*s = arg;
+	unsigned int		 w;
 
 	(void)p;
-	*s->dst = s->v;
+	for (w = 0; w < s->l->nworkers[s->dir]; w++)
+		loop_wdir(s->l, s->dir, w)->dp.horizon_ns = s->v;
 }
 
 /* [general] departure-horizon, at start and on each reload. */
@@ -519,9 +647,10 @@ loop_horizon(struct loop *l)
 	int			i;
 
 	for (i = 0; i < CONFIG_DIRS; i++) {
-		s.dst = &l->dir[i].dp.horizon_ns;
+		s.l = l;
+		s.dir = i;
 		s.v = (uint64_t)l->setup.cfg->horizon_us * 1000;
-		if (loop_call(l->dir[i].pkt, loop_set64_fn, &s) == -1)
+		if (loop_dcall(l, i, loop_horizon_fn, &s) == -1)
 			log_warnx("%s: busy, departure-horizon not changed",
 			    config_dir_name(i));
 	}
@@ -612,7 +741,7 @@ loop_nat_cache(struct loop_pkt *p, const struct loop_natset *s)
 	}
 	for (i = 0; i < p->ndirs; i++)
 		datapath_set_natcache(&p->dir[i]->dp, p->nat_cache, p->nat_ask,
-		    p->dir[i] == &p->loop->dir[CONFIG_DOWNLOAD]);
+		    p->dir[i]->index == CONFIG_DOWNLOAD);
 	return 0;
 }
 
@@ -629,7 +758,7 @@ loop_nat_fn(struct loop_pkt *p, void *arg)
 		return;
 	for (i = 0; i < p->ndirs; i++) {
 		d = p->dir[i];
-		dir = (int)(d - p->loop->dir);
+		dir = d->index;
 		if (!p->threaded)
 			datapath_set_conntrack(&d->dp, s->ct,
 			    dir == CONFIG_DOWNLOAD);
@@ -792,7 +921,8 @@ loop_nat_stats(struct loop *l, struct conntrack_stats *st)
  * in through it cannot hold such packets.
  */
 struct loop_mtu {
-	struct datapath	*dp;
+	struct loop	*l;
+	int		 dir;
 	const char	*dev;
 	uint32_t	 mtu;
 };
@@ -801,10 +931,15 @@ static void
 loop_mtu_fn(struct loop_pkt *p, void *arg)
 {
 	struct loop_mtu	*m = arg;
+	struct datapath	*dp;
+	unsigned int	 w;
 
 	(void)p;
-	m->dp->out_dev = m->dev;
-	m->dp->out_mtu = m->mtu;
+	for (w = 0; w < m->l->nworkers[m->dir]; w++) {
+		dp = &loop_wdir(m->l, m->dir, w)->dp;
+		dp->out_dev = m->dev;
+		dp->out_mtu = m->mtu;
+	}
 }
 
 static void
@@ -812,14 +947,14 @@ loop_mtu_set(struct loop *l, int i, uint32_t mtu)
 {
 	bool		 lan = i == 0;
 	const char	*dev = l->dev[i];
-	struct loop_dir	*out = &l->dir[lan ? CONFIG_DOWNLOAD : CONFIG_UPLOAD];
+	int		 out = lan ? CONFIG_DOWNLOAD : CONFIG_UPLOAD;
 	uint32_t	 max = l->max_packet[lan ? CONFIG_UPLOAD :
 			    CONFIG_DOWNLOAD];
-	struct loop_mtu	 m = { &out->dp, dev, mtu };
+	struct loop_mtu	 m = { l, out, dev, mtu };
 
 	if (mtu == l->dev_mtu[i])
 		return;
-	if (loop_call(out->pkt, loop_mtu_fn, &m) == -1)
+	if (loop_dcall(l, out, loop_mtu_fn, &m) == -1)
 		return;		/* busy: the next poll tries again */
 	if (l->dev_mtu[i] != 0)
 		log_info("%s: device mtu %u (was %u)", dev, mtu,
@@ -876,7 +1011,7 @@ loop_ar_stats(void *arg, int dir, struct cake_stats *st)
 	if (dir < 0 || dir >= CONFIG_DIRS ||
 	    (a.cake = l->setup.cake[dir]) == NULL)
 		return -1;
-	return loop_call(l->dir[dir].pkt, loop_ar_stats_fn, &a);
+	return loop_dcall(l, dir, loop_ar_stats_fn, &a);
 }
 
 /* A new rate: the next departure may be earlier. */
@@ -901,7 +1036,7 @@ loop_ar_rate(void *arg, int dir, uint64_t rate_Bps, uint64_t now_ns)
 	if (dir < 0 || dir >= CONFIG_DIRS ||
 	    (a.cake = l->setup.cake[dir]) == NULL)
 		return CAKE_ERR_INVAL;
-	if (loop_call(l->dir[dir].pkt, loop_ar_rate_fn, &a) == -1)
+	if (loop_dcall(l, dir, loop_ar_rate_fn, &a) == -1)
 		return LOOP_BUSY;
 	return a.rc;
 }
@@ -1205,29 +1340,38 @@ loop_ctl_host_rtt(void *arg, const uint8_t addr[16], uint8_t family,
 }
 
 struct loop_io {
-	struct datapath		*dp;
+	struct loop		*l;
+	int			 dir;
 	struct json_writer	*w;
 };
 
+/* A thread per worker: their counters summed (the others are parked). */
 static void
 loop_io_fn(struct loop_pkt *p, void *arg)
 {
-	struct loop_io	*io = arg;
+	const struct datapath	*dps[GROUP_WORKERS_MAX];
+	struct loop_io		*io = arg;
+	unsigned int		 w, n = io->l->nworkers[io->dir];
 
 	(void)p;
-	datapath_json(io->dp, io->w, timer_now_ns());
+	if (n < 2 || io->l->hosts_sum == NULL) {
+		datapath_json(&io->l->dir[io->dir].dp, io->w, timer_now_ns());
+		return;
+	}
+	for (w = 0; w < n; w++)
+		dps[w] = &loop_wdir(io->l, io->dir, w)->dp;
+	datapath_json_sum(dps, n, io->l->hosts_sum, io->w, timer_now_ns());
 }
 
 static void
 loop_ctl_io(void *arg, int dir, struct json_writer *w)
 {
 	struct loop	*l = arg;
-	struct loop_io	 io = { NULL, w };
+	struct loop_io	 io = { l, dir, w };
 
 	if (dir < 0 || dir >= CONFIG_DIRS)
 		return;
-	io.dp = &l->dir[dir].dp;
-	if (loop_call(l->dir[dir].pkt, loop_io_fn, &io) == -1)
+	if (loop_dcall(l, dir, loop_io_fn, &io) == -1)
 		json_string(w, "io", "busy");
 }
 
@@ -1333,8 +1477,12 @@ loop_ctl_start(struct loop *l)
 static void
 loop_log_fn(struct loop_pkt *p, void *arg)
 {
+	struct loop_dir	*d = arg;
+	unsigned int	 w;
+
 	(void)p;
-	datapath_log_stats(arg);
+	for (w = 0; w < d->loop->nworkers[d->index]; w++)
+		datapath_log_stats(&loop_wdir(d->loop, d->index, w)->dp);
 }
 
 static void
@@ -1357,8 +1505,7 @@ loop_on_signal(evutil_socket_t sig, short what, void *arg)
 		break;
 	case SIGUSR1:
 		for (i = 0; i < CONFIG_DIRS; i++)
-			if (loop_call(l->dir[i].pkt, loop_log_fn,
-			    &l->dir[i].dp) == -1)
+			if (loop_dcall(l, i, loop_log_fn, &l->dir[i]) == -1)
 				log_info("%s: busy, no statistics",
 				    config_dir_name(i));
 		log_info("loop: reloads=%llu reload_failures=%llu "
@@ -1377,13 +1524,78 @@ loop_on_signal(evutil_socket_t sig, short what, void *arg)
 	}
 }
 
-/* Direction i's datapath over its devices' queues, and their events. */
+/* Frames handed to d's worker: into its instance, then what is due. */
+static void
+loop_on_wake(evutil_socket_t fd, short what, void *arg)
+{
+	struct loop_dir	*d = arg;
+	uint64_t	 v, now_ns = timer_now_ns();
+
+	(void)what;
+	if (read(fd, &v, sizeof(v)) == -1 && errno != EAGAIN)
+		log_warn("%s: worker %u wakeup", d->dp.name, d->worker);
+	(void)datapath_take_handed(&d->dp, now_ns);
+	loop_service(d->pkt, now_ns);
+}
+
+/* Worker 0's thread lends the direction's rate every period. */
+static void
+loop_on_lend(evutil_socket_t fd, short what, void *arg)
+{
+	struct loop_dir	*d = arg;
+
+	(void)fd;
+	(void)what;
+	group_lend(d->dp.group, timer_now_ns());
+}
+
+/*
+ * A thread per worker: d's eventfd and hand-off queues (from each other
+ * worker's reader, and to each), and worker 0's lending timer.
+ */
 static int
-loop_dir_events(struct loop *l, struct loop_pkt *p, size_t i)
+loop_worker_events(struct loop *l, struct loop_dir *d)
+{
+	struct handoff	*out[GROUP_WORKERS_MAX] = { NULL };
+	struct handoff	*in[GROUP_WORKERS_MAX] = { NULL };
+	int		 wake[GROUP_WORKERS_MAX];
+	struct timeval	 tv = { 0, GROUP_LEND_PERIOD_NS / 1000 };
+	unsigned int	 j, n = l->nworkers[d->index];
+
+	for (j = 0; j < GROUP_WORKERS_MAX; j++) {
+		wake[j] = j < n ? loop_wdir(l, d->index, j)->wake_fd : -1;
+		if (j >= n || j == d->worker)
+			continue;
+		out[j] = l->hand[d->index][d->worker][j];
+		in[j] = l->hand[d->index][j][d->worker];
+	}
+	datapath_set_worker(&d->dp, d->worker, out, in, wake);
+	d->ev_wake = event_new(d->pkt->base, d->wake_fd, EV_READ | EV_PERSIST,
+	    loop_on_wake, d);
+	if (d->ev_wake == NULL || event_add(d->ev_wake, NULL) == -1)
+		return -1;
+	if (d->worker != 0)
+		return 0;
+	d->ev_lend = event_new(d->pkt->base, -1, EV_PERSIST, loop_on_lend, d);
+	if (d->ev_lend == NULL || event_add(d->ev_lend, &tv) == -1)
+		return -1;
+	return 0;
+}
+
+/*
+ * Direction i's worker w (w = 0 alone unless a thread per worker) on
+ * packet loop p: its datapath over the devices' queues, and their events.
+ * Worker w reads the ingress queues q with q mod nworkers = w and may
+ * write any egress queue; all keep the queues in the same order, so a
+ * queue's busy bit means the same to every worker.
+ */
+static int
+loop_dir_events(struct loop *l, struct loop_pkt *p, int i, unsigned int w)
 {
 	const struct loop_setup	*s = &l->setup;
-	struct loop_dir		*d = &l->dir[i];
+	struct loop_dir		*d = loop_wdir(l, i, w);
 	unsigned int		 q, n = s->queues > 1 ? s->queues : 1;
+	unsigned int		 nw = l->nworkers[i];
 	const int		*lan = n > 1 ? s->lan_fds : &s->lan_fd;
 	const int		*wan = n > 1 ? s->wan_fds : &s->wan_fd;
 	const int		*in = i == CONFIG_UPLOAD ? lan : wan;
@@ -1391,10 +1603,12 @@ loop_dir_events(struct loop *l, struct loop_pkt *p, size_t i)
 
 	d->loop = l;
 	d->pkt = p;
+	d->index = i;
+	d->worker = w;
 	p->dir[p->ndirs++] = d;
 	datapath_init(&d->dp, config_dir_name(i), in[0], out[0],
 	    s->cfg->mode == CONFIG_MODE_TAP ? CAKE_LINK_ETHERNET :
-	    CAKE_LINK_IP, s->group[i], s->pool[i]);
+	    CAKE_LINK_IP, s->group[i], w == 0 ? s->pool[i] : s->wpool[i][w]);
 	datapath_set_queues(&d->dp, in, n, out, n);
 	d->dp.hosts_by_dst = i == CONFIG_DOWNLOAD;
 	if (p->threaded)
@@ -1402,15 +1616,22 @@ loop_dir_events(struct loop *l, struct loop_pkt *p, size_t i)
 	else
 		datapath_set_tsrtt(&d->dp, l->ts, i == CONFIG_UPLOAD);
 	/* Writes avoid the queues the other direction finds flooded. */
+	d->dp.hot = &l->dir[i].dp.in_hot;
 	d->dp.out_hot = &l->dir[i == CONFIG_UPLOAD ? CONFIG_DOWNLOAD :
 	    CONFIG_UPLOAD].dp.in_hot;
+	if (nw > 1 && loop_worker_events(l, d) == -1)
+		return -1;
 	for (q = 0; q < n; q++) {
-		d->ev_read[q] = event_new(p->base, in[q], EV_READ | EV_PERSIST,
-		    loop_on_read, d);
 		d->ev_write[q] = event_new(p->base, out[q], EV_WRITE,
 		    loop_on_write, d);
-		if (d->ev_read[q] == NULL || d->ev_write[q] == NULL ||
-		    event_add(d->ev_read[q], NULL) == -1)
+		if (d->ev_write[q] == NULL)
+			return -1;
+		if (q % nw != w)
+			continue;
+		d->ev_read[q] = event_new(p->base, in[q], EV_READ | EV_PERSIST,
+		    loop_on_read, d);
+		if (d->ev_read[q] == NULL || event_add(d->ev_read[q], NULL) ==
+		    -1)
 			return -1;
 	}
 	return 0;
@@ -1424,17 +1645,18 @@ static void
 loop_ts_feed(struct loop *l)
 {
 	struct datapath_seg	*h;
-	size_t			 n = 0, max = 2 * LOOP_TS_SLOTS;
-	int			 i, k;
+	size_t			 n = 0, max = l->npkt * LOOP_TS_SLOTS;
+	unsigned int		 i;
+	int			 k;
 
 	while (n++ < max) {
-		for (i = 0, k = -1; i < CONFIG_DIRS; i++) {
+		for (i = 0, k = -1; i < l->npkt; i++) {
 			if (!l->ts_have[i])
 				l->ts_have[i] = ring_pop(l->pkt[i].ts_ring,
 				    &l->ts_head[i]);
 			if (l->ts_have[i] && (k == -1 ||
 			    l->ts_head[i].now_ns < l->ts_head[k].now_ns))
-				k = i;
+				k = (int)i;
 		}
 		if (k == -1)
 			break;
@@ -1445,9 +1667,11 @@ loop_ts_feed(struct loop *l)
 		l->ts_bad_option[k] = h->bad_option;
 		l->ts_have[k] = false;
 	}
-	l->ts->c.no_timestamp = l->ts_no_timestamp[0] +
-	    l->ts_no_timestamp[1];
-	l->ts->c.bad_option = l->ts_bad_option[0] + l->ts_bad_option[1];
+	l->ts->c.no_timestamp = l->ts->c.bad_option = 0;
+	for (i = 0; i < l->npkt; i++) {
+		l->ts->c.no_timestamp += l->ts_no_timestamp[i];
+		l->ts->c.bad_option += l->ts_bad_option[i];
+	}
 }
 
 static void
@@ -1478,11 +1702,14 @@ static int
 loop_events(struct loop *l)
 {
 	struct timeval		 mtu_tv = { LOOP_MTU_POLL_S, 0 };
+	unsigned int		 w;
 	size_t			 i;
 
 	for (i = 0; i < CONFIG_DIRS; i++)
-		if (loop_dir_events(l, &l->pkt[l->npkt > 1 ? i : 0], i) == -1)
-			return -1;
+		for (w = 0; w < l->nworkers[i]; w++)
+			if (loop_dir_events(l, w > 0 ? l->wdir[i][w].pkt :
+			    &l->pkt[l->npkt > 1 ? i : 0], (int)i, w) == -1)
+				return -1;
 	if (l->npkt > 1 && loop_ts_events(l) == -1)
 		return -1;
 	for (i = 0; i < CONFIG_DIRS; i++)	/* the pools' sizes stay */
@@ -1634,6 +1861,21 @@ loop_threads_stop(struct loop *l)
 	}
 }
 
+/* caked-upload, caked-download; a thread per worker: caked-up-1, ... */
+static void
+loop_thread_name(struct loop_pkt *p)
+{
+	const struct loop_dir	*d = p->dir[0];
+	char			 name[32];	/* at most 15 used */
+
+	if (d->worker == 0)
+		(void)snprintf(name, sizeof(name), "caked-%s", d->dp.name);
+	else
+		(void)snprintf(name, sizeof(name), "caked-%s-%u",
+		    d->index == CONFIG_UPLOAD ? "up" : "down", d->worker);
+	(void)pthread_setname_np(p->thread, name);
+}
+
 /*
  * Starts the packet threads with every signal blocked in them, so that
  * signals reach main's loop. -1 if one cannot start (none then runs).
@@ -1654,9 +1896,7 @@ loop_threads_start(struct loop *l)
 		if ((rc = pthread_create(&l->pkt[i].thread, NULL,
 		    loop_pkt_main, &l->pkt[i])) == 0) {
 			l->pkt[i].started = true;
-			(void)pthread_setname_np(l->pkt[i].thread,
-			    i == CONFIG_UPLOAD ? "caked-upload" :
-			    "caked-download");
+			loop_thread_name(&l->pkt[i]);
 		}
 	}
 	(void)pthread_sigmask(SIG_SETMASK, &old, NULL);
@@ -1669,19 +1909,83 @@ fail:
 	return -1;
 }
 
-/* One packet loop on main's base, or a thread per direction. */
+/* A condition variable on CLOCK_MONOTONIC (loop_park_wait()). */
+static int
+loop_cond_init(pthread_cond_t *cv)
+{
+	pthread_condattr_t	a;
+	int			rc;
+
+	if ((rc = pthread_condattr_init(&a)) != 0)
+		return rc;
+	if ((rc = pthread_condattr_setclock(&a, CLOCK_MONOTONIC)) == 0)
+		rc = pthread_cond_init(cv, &a);
+	(void)pthread_condattr_destroy(&a);
+	return rc;
+}
+
+/*
+ * A thread per worker for direction i: a packet loop for each of workers
+ * 1.., an eventfd per worker, and a hand-off queue from each worker's
+ * reader to each other worker.
+ */
+static int
+loop_workers_init(struct loop *l, int i)
+{
+	struct loop_dir	*d;
+	unsigned int	 w, j, n = group_workers(l->setup.group[i]);
+
+	if (n < 2 || l->setup.wpool[i][1] == NULL)
+		return 0;
+	if ((l->hosts_sum == NULL && (l->hosts_sum = malloc(
+	    sizeof(*l->hosts_sum))) == NULL) || pthread_mutex_init(
+	    &l->park[i].mu, NULL) != 0)
+		return -1;
+	if (loop_cond_init(&l->park[i].cv) != 0) {
+		(void)pthread_mutex_destroy(&l->park[i].mu);
+		return -1;
+	}
+	l->park[i].ok = true;
+	l->nworkers[i] = n;
+	for (w = 0; w < n; w++) {
+		d = loop_wdir(l, i, w);
+		if ((d->wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC)) == -1)
+			return -1;
+		for (j = 0; j < n; j++)
+			if (j != w && (l->hand[i][w][j] =
+			    handoff_create(LOOP_HAND_BYTES)) == NULL)
+				return -1;
+		if (w == 0)
+			continue;
+		d->pkt = &l->pkt[l->npkt++];
+		if (loop_pkt_thread_init(l, d->pkt) == -1 ||
+		    loop_pkt_init(l, d->pkt, d->pkt->base) == -1)
+			return -1;
+	}
+	return 0;
+}
+
+/* One packet loop on main's base, a thread per direction or per worker. */
 static int
 loop_pkts_init(struct loop *l)
 {
 	unsigned int	i;
 
+	for (i = 0; i < CONFIG_DIRS; i++)
+		l->nworkers[i] = 1;
 	l->npkt = l->setup.cfg->threads > 1 ? CONFIG_DIRS : 1;
 	if (l->npkt == 1)
 		return loop_pkt_init(l, &l->pkt[0], l->base);
-	for (i = 0; i < l->npkt; i++)
+	for (i = 0; i < CONFIG_DIRS; i++)
 		if (loop_pkt_thread_init(l, &l->pkt[i]) == -1 ||
 		    loop_pkt_init(l, &l->pkt[i], l->pkt[i].base) == -1)
 			return -1;
+	for (i = 0; i < CONFIG_DIRS; i++)
+		if (loop_workers_init(l, (int)i) == -1) {
+			log_warn("%s: a thread per worker",
+			    config_dir_name((int)i));
+			return -1;
+		}
 	return 0;
 }
 
@@ -1689,6 +1993,7 @@ struct loop *
 loop_create(const struct loop_setup *setup)
 {
 	struct loop			*l;
+	unsigned int			 i, w;
 	struct autorate_run_hooks	 hooks = { loop_ar_stats, loop_ar_rate,
 					    NULL };
 
@@ -1701,7 +2006,11 @@ loop_create(const struct loop_setup *setup)
 	l->start_ns = timer_now_ns();
 	l->reload_ok = true;	/* the configuration in force loaded fine */
 	l->reload_ok_real_ns = loop_real_ns();
-	l->pkt[0].timer_fd = l->pkt[1].timer_fd = -1;
+	for (i = 0; i < LOOP_PKTS_MAX; i++)
+		l->pkt[i].timer_fd = -1;
+	for (i = 0; i < CONFIG_DIRS; i++)
+		for (w = 0; w < GROUP_WORKERS_MAX; w++)
+			loop_wdir(l, (int)i, w)->wake_fd = -1;
 	(void)snprintf(l->dev[0], sizeof(l->dev[0]), "%s", setup->cfg->lan);
 	(void)snprintf(l->dev[1], sizeof(l->dev[1]), "%s", setup->cfg->wan);
 	/* The default 50 us slack would add jitter to every deadline. */
@@ -1748,27 +2057,58 @@ loop_run(struct loop *l)
 	return l->exit_code;
 }
 
+/* Direction d's events and what it still holds (threads stopped). */
+static void
+loop_dir_free(struct loop_dir *d)
+{
+	unsigned int	q;
+
+	if (d->dp.group != NULL)
+		datapath_flush(&d->dp);
+	for (q = 0; q < TUN_QUEUES_MAX; q++) {
+		if (d->ev_read[q] != NULL)
+			event_free(d->ev_read[q]);
+		if (d->ev_write[q] != NULL)
+			event_free(d->ev_write[q]);
+	}
+	if (d->ev_wake != NULL)
+		event_free(d->ev_wake);
+	if (d->ev_lend != NULL)
+		event_free(d->ev_lend);
+	if (d->wake_fd != -1)
+		(void)close(d->wake_fd);
+	d->wake_fd = -1;
+}
+
+/* A thread per worker: the hand-off queues and the park. */
+static void
+loop_workers_free(struct loop *l, int i)
+{
+	unsigned int	w, j;
+
+	for (w = 0; w < GROUP_WORKERS_MAX; w++)
+		for (j = 0; j < GROUP_WORKERS_MAX; j++)
+			handoff_destroy(l->hand[i][w][j]);
+	if (!l->park[i].ok)
+		return;
+	(void)pthread_cond_destroy(&l->park[i].cv);
+	(void)pthread_mutex_destroy(&l->park[i].mu);
+}
+
 void
 loop_destroy(struct loop *l)
 {
+	unsigned int	w;
 	size_t		i;
-	unsigned int	q;
 
 	if (l == NULL)
 		return;
 	loop_threads_stop(l);	/* what they moved is main's again */
-	for (i = 0; i < CONFIG_DIRS; i++)
+	for (i = 0; i < l->npkt; i++)
 		loop_pkt_fini(&l->pkt[i]);
-	for (i = 0; i < CONFIG_DIRS; i++) {
-		if (l->dir[i].dp.group != NULL)
-			datapath_flush(&l->dir[i].dp);
-		for (q = 0; q < TUN_QUEUES_MAX; q++) {
-			if (l->dir[i].ev_read[q] != NULL)
-				event_free(l->dir[i].ev_read[q]);
-			if (l->dir[i].ev_write[q] != NULL)
-				event_free(l->dir[i].ev_write[q]);
-		}
-	}
+	for (i = 0; i < CONFIG_DIRS; i++)
+		for (w = 0; w < GROUP_WORKERS_MAX; w++)
+			loop_dir_free(loop_wdir(l, (int)i, w));
 	service_destroy(l->svc);
 	ctlsock_stop(l->setup.ctl);	/* its events use our base */
 	httpd_stop(l->httpd);
@@ -1782,10 +2122,13 @@ loop_destroy(struct loop *l)
 		event_free(l->ev_mtu);
 	if (l->ev_ts != NULL)
 		event_free(l->ev_ts);
-	for (i = 0; i < CONFIG_DIRS; i++)
+	for (i = 0; i < l->npkt; i++)
 		loop_pkt_free(&l->pkt[i]);
+	for (i = 0; i < CONFIG_DIRS; i++)
+		loop_workers_free(l, (int)i);
 	if (l->base != NULL)
 		event_base_free(l->base);
+	free(l->hosts_sum);
 	free(l->ctl_scratch.flows);
 	free(l->ctl_scratch.hosts);
 	free(l);

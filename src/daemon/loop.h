@@ -8,6 +8,7 @@
 
 #include <stdint.h>
 
+#include "caked/group.h"
 #include "daemon/tun.h"
 
 struct cake;
@@ -40,6 +41,12 @@ struct loop_setup {
 	struct cake		*cake[2];	/* their worker 0, for autorate
 						 * (which needs workers = 1) */
 	struct pool		*pool[2];
+	/*
+	 * threads = 2 with workers = N > 1: a thread per worker, worker w
+	 * (1..N-1) taking its buffers from wpool[dir][w] (worker 0 from
+	 * pool[dir]); all NULL: the direction's thread runs every worker.
+	 */
+	struct pool		*wpool[2][GROUP_WORKERS_MAX];
 	struct ctlsock		*ctl;		/* control socket, or NULL */
 	struct autorate_probe	*probe;		/* autorate; the loop owns it */
 	const char		*version;	/* shown by cakectl version */

@@ -56,6 +56,8 @@ struct main_state {
 	int			 fd[CONFIG_DIRS][TUN_QUEUES_MAX]; /* lan, wan */
 	unsigned int		 queues;		/* opened per device */
 	struct pool		*pool[CONFIG_DIRS];	/* upload, download */
+	/* A thread per worker: the pools of workers 1.. (loop.h). */
+	struct pool		*wpool[CONFIG_DIRS][GROUP_WORKERS_MAX];
 	struct group		*group[CONFIG_DIRS];	/* workers */
 	struct ctlsock		*ctl;			/* control socket */
 	struct autorate_probe	*probe;		/* autorate ICMP, or NULL */
@@ -268,6 +270,41 @@ main_queue_bound(const struct pool *p)
 	return st.bufs > 2 * reserve ? st.bufs - reserve : st.bufs / 2 + 1;
 }
 
+/* A packet pool for direction i, with large buffers behind vnet. */
+static struct pool *
+main_pool(struct main_state *ms, int i, uint32_t frame_bytes)
+{
+	struct pool	*p;
+
+	if ((p = pool_create(frame_bytes)) == NULL) {
+		log_warn("%s: packet pool", config_dir_name(i));
+		return NULL;
+	}
+	/* GSO super-packets of up to 64 KB (vnet.c). */
+	if (tun_has_vnet(ms->fd[i][0]) && pool_add_large(p,
+	    VNET_FRAME_MAX_BYTES, VNET_LARGE_BUFS) == -1)
+		log_warnx("%s: no large buffers: super-packets will "
+		    "be dropped", config_dir_name(i));
+	return p;
+}
+
+/*
+ * threads = 2 with workers = N: a pool for each of workers 1..N-1, whose
+ * threads take their buffers there (pools belong to one thread).
+ */
+static int
+main_worker_pools(struct main_state *ms, int i, uint32_t frame_bytes)
+{
+	unsigned int	w;
+
+	if (ms->cfg.threads < 2)
+		return 0;
+	for (w = 1; w < ms->cfg.workers[i]; w++)
+		if ((ms->wpool[i][w] = main_pool(ms, i, frame_bytes)) == NULL)
+			return -1;
+	return 0;
+}
+
 static int
 main_engines(struct main_state *ms)
 {
@@ -288,15 +325,9 @@ main_engines(struct main_state *ms)
 			log_warn("getrandom");
 			return -1;
 		}
-		if ((ms->pool[i] = pool_create(frame_bytes)) == NULL) {
-			log_warn("%s: packet pool", config_dir_name(i));
+		if ((ms->pool[i] = main_pool(ms, i, frame_bytes)) == NULL ||
+		    main_worker_pools(ms, i, frame_bytes) == -1)
 			return -1;
-		}
-		/* GSO super-packets of up to 64 KB (vnet.c). */
-		if (tun_has_vnet(ms->fd[i][0]) && pool_add_large(ms->pool[i],
-		    VNET_FRAME_MAX_BYTES, VNET_LARGE_BUFS) == -1)
-			log_warnx("%s: no large buffers: super-packets will "
-			    "be dropped", config_dir_name(i));
 		env.alloc_arg = ms->pool[i];
 		/* The workers share the pool: each keeps its part. */
 		env.max_pkts = main_queue_bound(ms->pool[i]) /
@@ -320,13 +351,16 @@ main_engines(struct main_state *ms)
 static void
 main_cleanup(struct main_state *ms)
 {
-	int	i;
+	unsigned int	w;
+	int		i;
 
 	ctlsock_close(ms->ctl);
 	autorate_probe_close(ms->probe);
 	for (i = 0; i < CONFIG_DIRS; i++) {
 		group_destroy(ms->group[i]);
 		pool_destroy(ms->pool[i]);
+		for (w = 0; w < GROUP_WORKERS_MAX; w++)
+			pool_destroy(ms->wpool[i][w]);
 		main_device_close(ms, i);
 	}
 }
@@ -353,6 +387,7 @@ main_run(struct main_state *ms, const char *path, int debug)
 	}
 	setup.pool[CONFIG_UPLOAD] = ms->pool[CONFIG_UPLOAD];
 	setup.pool[CONFIG_DOWNLOAD] = ms->pool[CONFIG_DOWNLOAD];
+	memcpy(setup.wpool, ms->wpool, sizeof(setup.wpool));
 	setup.ctl = ms->ctl;
 	setup.probe = ms->probe;
 	ms->probe = NULL;	/* the loop owns it now */

@@ -204,16 +204,37 @@ pool_json(const struct pool *p, struct json_writer *w)
 	struct pool_stats	st;
 
 	pool_get_stats(p, &st);
+	pool_json_stats(&st, w);
+}
+
+void
+pool_json_stats(const struct pool_stats *st, struct json_writer *w)
+{
 	json_object_begin(w, "pool");
-	json_uint(w, "buffers", st.bufs);
-	json_uint(w, "buffer_bytes", st.buf_bytes);
-	json_uint(w, "free", st.free);
-	json_uint(w, "min_free", st.min_free);
-	json_uint(w, "exhausted", st.exhausted);
-	json_uint(w, "large_buffers", st.large_bufs);
-	json_uint(w, "large_buffer_bytes", st.large_buf_bytes);
-	json_uint(w, "large_free", st.large_free);
-	json_uint(w, "large_min_free", st.large_min_free);
-	json_uint(w, "large_exhausted", st.large_exhausted);
+	json_uint(w, "buffers", st->bufs);
+	json_uint(w, "buffer_bytes", st->buf_bytes);
+	json_uint(w, "free", st->free);
+	json_uint(w, "min_free", st->min_free);
+	json_uint(w, "exhausted", st->exhausted);
+	json_uint(w, "large_buffers", st->large_bufs);
+	json_uint(w, "large_buffer_bytes", st->large_buf_bytes);
+	json_uint(w, "large_free", st->large_free);
+	json_uint(w, "large_min_free", st->large_min_free);
+	json_uint(w, "large_exhausted", st->large_exhausted);
 	json_object_end(w);
+}
+
+void
+pool_stats_add(struct pool_stats *sum, const struct pool_stats *st)
+{
+	sum->bufs += st->bufs;
+	sum->buf_bytes = st->buf_bytes;
+	sum->free += st->free;
+	sum->min_free += st->min_free;
+	sum->exhausted += st->exhausted;
+	sum->large_bufs += st->large_bufs;
+	sum->large_buf_bytes = st->large_buf_bytes;
+	sum->large_free += st->large_free;
+	sum->large_min_free += st->large_min_free;
+	sum->large_exhausted += st->large_exhausted;
 }

@@ -58,5 +58,11 @@ struct cake_pkt	*pool_alloc(void *arg, uint32_t cap);
 void		 pool_get_stats(const struct pool *p, struct pool_stats *st);
 /* Writes the stats as the "pool" member of the current object. */
 void		 pool_json(const struct pool *p, struct json_writer *w);
+/* The same for st (e.g. the pools of a direction's workers summed). */
+void		 pool_json_stats(const struct pool_stats *st,
+		    struct json_writer *w);
+/* Adds st to sum (sizes of a buffer are copied, not added). */
+void		 pool_stats_add(struct pool_stats *sum,
+		    const struct pool_stats *st);
 
 #endif /* CAKED_DAEMON_POOL_H */

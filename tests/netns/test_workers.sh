@@ -163,6 +163,18 @@ done
 # ---- (b) host A (1 flow) and host B (4 flows) on different workers ----------
 
 start 20mbit 2
+# threads = 2: each upload worker has a thread of its own (caked-upload
+# and caked-up-1, doc/workers.md, Threads), and says what its reader
+# handed the other (io handed_*).
+if [ "${CAKED_THREADS:-1}" = 2 ]; then
+	n=$(cat /proc/"$FWD_PID"/task/*/comm 2>/dev/null |
+	    grep -c '^caked-up-1$')
+	check "threads = 2: upload worker 1 has a thread" "$n" eq 1
+	n=$("$CAKECTL" -s "$SOCK" -j stats upload |
+	    jq '.directions.upload.io | if has("handed_out") then 1
+	    else 0 end')
+	check "threads = 2: io shows what was handed" "$n" eq 1
+fi
 WA=$(worker_of "$NS_C" "$CLIENT_IP")
 log "host A ($CLIENT_IP) is on upload worker $WA"
 check "host A's worker found from cakectl" "$WA" ge 0
@@ -224,6 +236,9 @@ check "A's worker share of bytes sent %" "$WSA" ge 45
 check "A's worker share of bytes sent %" "$WSA" le 55
 check "B's worker share of bytes sent %" "$WSB" ge 45
 check "B's worker share of bytes sent %" "$WSB" le 55
+[ "${CAKED_THREADS:-1}" = 2 ] && log "threads = 2: upload io" \
+    "$("$CAKECTL" -s "$SOCK" -j stats upload | jq -c '.directions.upload.io |
+    {rx_packets, handed_out, handed_full, handed_in, handed_nobuf}')"
 
 # ---- (c) B stops: A's worker is lent the whole rate --------------------------
 

@@ -24,6 +24,10 @@
 #      the wire (its worker's own half would give 50 %): the idle
 #      worker's share was lent. Checked from iperf3 and from A's worker's
 #      counters; the rate lent to it is printed.
+#  (b) and (c) run twice in a plain make check: as configured, then with
+#      threads = 2 (a thread per worker, checks tagged "(threads 2)"),
+#      where the upload's second worker must have its thread (caked-up-1);
+#      with CAKED_THREADS set they run once, in that mode.
 # A figure short of its bound is measured once more (a busy machine can
 # starve the daemon for a moment); the second decides.
 . "$(dirname "$0")/lib.sh"
@@ -162,34 +166,43 @@ done
 
 # ---- (b) host A (1 flow) and host B (4 flows) on different workers ----------
 
-start 20mbit 2
-# threads = 2: each upload worker has a thread of its own (caked-upload
-# and caked-up-1, doc/workers.md, Threads), and says what its reader
-# handed the other (io handed_*).
-if [ "${CAKED_THREADS:-1}" = 2 ]; then
-	n=$(cat /proc/"$FWD_PID"/task/*/comm 2>/dev/null |
-	    grep -c '^caked-up-1$')
-	check "threads = 2: upload worker 1 has a thread" "$n" eq 1
-	n=$("$CAKECTL" -s "$SOCK" -j stats upload |
-	    jq '.directions.upload.io | if has("handed_out") then 1
-	    else 0 end')
-	check "threads = 2: io shows what was handed" "$n" eq 1
-fi
-WA=$(worker_of "$NS_C" "$CLIENT_IP")
-log "host A ($CLIENT_IP) is on upload worker $WA"
-check "host A's worker found from cakectl" "$WA" ge 0
-for i in $(seq 10 25); do
-	[ "$WA" = none ] && break
-	w=$(worker_of "$NS_B" "$B_NET.$i")
-	log "candidate $B_NET.$i is on worker $w"
-	if [ "$w" != none ] && [ "$w" != "$WA" ]; then
-		B_IP=$B_NET.$i
-		WB=$w
-		break
+# find_hosts: starts caked (workers = 2) and finds A's worker and a B
+# address on the other (WA, B_IP, WB).
+find_hosts()
+{
+	local i w n
+
+	start 20mbit 2
+	B_IP=""
+	# threads = 2: each upload worker has a thread of its own (caked-upload
+	# and caked-up-1, doc/workers.md, Threads), and says what its reader
+	# handed the other (io handed_*).
+	if [ "${CAKED_THREADS:-1}" = 2 ] ||
+	    [ "${NETNS_CONF_GENERAL:-}" = "threads = 2" ]; then
+		n=$(cat /proc/"$FWD_PID"/task/*/comm 2>/dev/null |
+		    grep -c '^caked-up-1$')
+		check "threads = 2: upload worker 1 has a thread" "$n" eq 1
+		n=$("$CAKECTL" -s "$SOCK" -j stats upload |
+		    jq '.directions.upload.io | if has("handed_out") then 1
+		    else 0 end')
+		check "threads = 2: io shows what was handed" "$n" eq 1
 	fi
-done
-[ -n "$B_IP" ] || fail "no B address on the other worker than A's"
-log "host B uses $B_IP, on worker $WB"
+	WA=$(worker_of "$NS_C" "$CLIENT_IP")
+	log "host A ($CLIENT_IP) is on upload worker $WA"
+	check "host A's worker found from cakectl" "$WA" ge 0
+	for i in $(seq 10 25); do
+		[ "$WA" = none ] && break
+		w=$(worker_of "$NS_B" "$B_NET.$i")
+		log "candidate $B_NET.$i is on worker $w"
+		if [ "$w" != none ] && [ "$w" != "$WA" ]; then
+			B_IP=$B_NET.$i
+			WB=$w
+			break
+		fi
+	done
+	[ -n "$B_IP" ] || fail "no B address on the other worker than A's"
+	log "host B uses $B_IP, on worker $WB"
+}
 
 # fairness: sets SA and SB (host shares of the goodput) and WSA, WSB
 # (each worker's share of the bytes the workers sent meanwhile).
@@ -222,23 +235,30 @@ in_band()
 	awk -v v="$1" 'BEGIN { exit !(v ~ /^[0-9.]+$/ && v >= 45 && v <= 55) }'
 }
 
-for try in 1 2; do
-	fairness "$try"
-	in_band "$SA" && in_band "$SB" && in_band "$WSA" && in_band "$WSB" &&
-	    break
-	[ "$try" = 1 ] && log "a share outside 45-55 %: measuring once more"
-done
-check "host A (1 flow) share of goodput %" "$SA" ge 45
-check "host A (1 flow) share of goodput %" "$SA" le 55
-check "host B (4 flows) share of goodput %" "$SB" ge 45
-check "host B (4 flows) share of goodput %" "$SB" le 55
-check "A's worker share of bytes sent %" "$WSA" ge 45
-check "A's worker share of bytes sent %" "$WSA" le 55
-check "B's worker share of bytes sent %" "$WSB" ge 45
-check "B's worker share of bytes sent %" "$WSB" le 55
-[ "${CAKED_THREADS:-1}" = 2 ] && log "threads = 2: upload io" \
-    "$("$CAKECTL" -s "$SOCK" -j stats upload | jq -c '.directions.upload.io |
-    {rx_packets, handed_out, handed_full, handed_in, handed_nobuf}')"
+fair_checks()
+{
+	local try
+
+	for try in 1 2; do
+		fairness "$try"
+		in_band "$SA" && in_band "$SB" && in_band "$WSA" && in_band "$WSB" &&
+		    break
+		[ "$try" = 1 ] && log "a share outside 45-55 %: measuring once more"
+	done
+	check "${TAG}host A (1 flow) share of goodput %" "$SA" ge 45
+	check "${TAG}host A (1 flow) share of goodput %" "$SA" le 55
+	check "${TAG}host B (4 flows) share of goodput %" "$SB" ge 45
+	check "${TAG}host B (4 flows) share of goodput %" "$SB" le 55
+	check "${TAG}A's worker share of bytes sent %" "$WSA" ge 45
+	check "${TAG}A's worker share of bytes sent %" "$WSA" le 55
+	check "${TAG}B's worker share of bytes sent %" "$WSB" ge 45
+	check "${TAG}B's worker share of bytes sent %" "$WSB" le 55
+	if [ -n "$TAG" ] || [ "${CAKED_THREADS:-1}" = 2 ]; then
+		log "threads = 2: upload io" "$("$CAKECTL" -s "$SOCK" -j \
+		    stats upload | jq -c '.directions.upload.io | {rx_packets,
+		    handed_out, handed_full, handed_in, handed_nobuf}')"
+	fi
+}
 
 # ---- (c) B stops: A's worker is lent the whole rate --------------------------
 
@@ -273,14 +293,36 @@ lending()
 	    "its worker $LW (cakectl), lent $LENT Mbit/s"
 }
 
-for try in 1 2; do
-	lending "$try"
-	awk -v a="$LA" -v w="$LW" 'BEGIN { n = "^[0-9.]+$"
-		exit !(a ~ n && w ~ n && a >= 0.9 && w >= 0.9) }' && break
-	[ "$try" = 1 ] && log "short of 90 %: measuring once more"
-done
-check "A alone after B stopped: wire/rate (iperf3)" "$LA" ge 0.9
-check "A's worker alone: sent/rate (cakectl)" "$LW" ge 0.9
-check "A's worker alone: sent/rate (cakectl)" "$LW" le 1.02
+lend_checks()
+{
+	local try
+
+	for try in 1 2; do
+		lending "$try"
+		awk -v a="$LA" -v w="$LW" 'BEGIN { n = "^[0-9.]+$"
+			exit !(a ~ n && w ~ n && a >= 0.9 && w >= 0.9) }' && break
+		[ "$try" = 1 ] && log "short of 90 %: measuring once more"
+	done
+	check "${TAG}A alone after B stopped: wire/rate (iperf3)" "$LA" ge 0.9
+	check "${TAG}A's worker alone: sent/rate (cakectl)" "$LW" ge 0.9
+	check "${TAG}A's worker alone: sent/rate (cakectl)" "$LW" le 1.02
+}
+
+# (b) and (c) as configured, then (unless CAKED_THREADS chooses for every
+# caked) again with threads = 2: a thread per worker must give the same
+# fairness and lending as one thread for both (doc/workers.md, Threads).
+TAG=""
+find_hosts
+fair_checks
+lend_checks
+if [ -z "${CAKED_THREADS:-}" ]; then
+	netns_stop_fwd
+	TAG="(threads 2) "
+	export NETNS_CONF_GENERAL="threads = 2"
+	find_hosts
+	fair_checks
+	lend_checks
+	unset NETNS_CONF_GENERAL
+fi
 netns_stop_fwd
 netns_finish

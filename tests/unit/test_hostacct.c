@@ -214,6 +214,46 @@ test_json_worst_case_fits_its_bound(void **state)
 	assert_true(json_len > HOSTACCT_JSON_MAX / 2);
 }
 
+/*
+ * The tables of a direction's workers merged for a reply: each host's
+ * counters summed, windows aligned to the latest, so the busiest are
+ * those of the summed recent bytes.
+ */
+static void
+test_merge_sums_hosts_of_several_tables(void **state)
+{
+	struct hostacct			*sum = *state, *a, *b;
+	const struct hostacct_entry	*e;
+	struct hostacct_entry		 top[3];
+
+	assert_non_null(a = calloc(1, sizeof(*a)));
+	assert_non_null(b = calloc(1, sizeof(*b)));
+	hostacct_sent(a, v4(1), 4, 5000, 0);		/* long ago */
+	hostacct_sent(a, v4(1), 4, 100, 100 * SEC_NS);
+	hostacct_dropped(a, v4(1), 4);
+	hostacct_sent(a, v4(2), 4, 300, 100 * SEC_NS);
+	hostacct_sent(b, v4(3), 4, 250, 101 * SEC_NS);
+	hostacct_sent(b, v4(1), 4, 400, 101 * SEC_NS);
+	b->evictions = 2;
+	hostacct_merge(sum, a);
+	hostacct_merge(sum, b);
+	assert_non_null(e = find(sum, v4(1)));
+	assert_int_equal(e->bytes, 5500);
+	assert_int_equal(e->pkts, 3);
+	assert_int_equal(e->drops, 1);
+	assert_int_equal(e->win_bytes, 500);
+	assert_non_null(e = find(sum, v4(3)));
+	assert_int_equal(e->bytes, 250);
+	assert_int_equal(sum->evictions, 2);
+	/* Recent bytes: host 1 500, host 2 300, host 3 250. */
+	assert_int_equal(hostacct_busiest(sum, 101 * SEC_NS, top, 3), 3);
+	assert_memory_equal(top[0].addr, v4(1), 16);
+	assert_memory_equal(top[1].addr, v4(2), 16);
+	assert_memory_equal(top[2].addr, v4(3), 16);
+	free(a);
+	free(b);
+}
+
 int
 main(void)
 {
@@ -232,6 +272,8 @@ main(void)
 		    teardown),
 		cmocka_unit_test_setup_teardown(
 		    test_json_worst_case_fits_its_bound, setup, teardown),
+		cmocka_unit_test_setup_teardown(
+		    test_merge_sums_hosts_of_several_tables, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

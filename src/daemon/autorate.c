@@ -446,11 +446,14 @@ autorate_cut_due(struct autorate_dir *d, int64_t delta_ns, uint64_t now_ns)
 
 /*
  * What a cut starts from. Where the bottleneck's delivery is known, and
- * below the rate, that: the capacity now (where it is counted, the lower
- * of the last tick's and the smoothed figure, since a capacity that just
- * fell shows in the last tick first; an estimate, from ACKs that come in
- * bunches, only smoothed), so one cut lands below it however far it
- * fell.
+ * below the rate, that: the capacity now, so one cut lands below it
+ * however far it fell. Where it is counted, the lower of the last tick's
+ * and the smoothed figure, since a capacity that just fell shows in the
+ * last tick first. An estimate, from ACKs, is only smoothed, and never
+ * taken below what caked sent: the cumulative ACK stalls while a sender
+ * recovers a loss, though its data (and caked's) still gets through at
+ * the bottleneck's pace; a cut from such a dip lands far below the
+ * capacity (a third under it in one test_autorate.sh run).
  * Otherwise what caked sent, when that is between half and 75 % of the
  * rate, else the rate.
  */
@@ -460,8 +463,11 @@ autorate_cut_from(const struct autorate_dir *d)
 	uint64_t	c;
 
 	if (d->deliv_valid && d->deliv_Bps > 0) {
-		c = d->deliv_exact && d->deliv_now_Bps < d->deliv_Bps ?
-		    d->deliv_now_Bps : d->deliv_Bps;
+		c = d->deliv_Bps;
+		if (d->deliv_exact && d->deliv_now_Bps < c)
+			c = d->deliv_now_Bps;
+		else if (!d->deliv_exact && d->achieved_Bps > c)
+			c = d->achieved_Bps;
 		return c < d->rate_Bps ? c : d->rate_Bps;
 	}
 	if (d->load_pct >= AUTORATE_CUT_LOAD_PCT &&

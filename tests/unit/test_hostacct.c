@@ -62,12 +62,25 @@ find(const struct hostacct *ha, const uint8_t *addr)
 	return NULL;
 }
 
+/* The entry of addr in ha, which must exist, with these counters. */
+static const struct hostacct_entry *
+expect_host(const struct hostacct *ha, const uint8_t *addr, uint64_t bytes,
+    uint64_t pkts, uint64_t drops)
+{
+	const struct hostacct_entry	*e;
+
+	assert_non_null(e = find(ha, addr));
+	assert_int_equal(e->bytes, bytes);
+	assert_int_equal(e->pkts, pkts);
+	assert_int_equal(e->drops, drops);
+	return e;
+}
+
 static void
 test_counts_grow_per_host_and_non_ip_is_ignored(void **state)
 {
-	struct hostacct			*ha = *state;
-	const struct hostacct_entry	*e;
-	static const uint8_t		 zero[16];
+	struct hostacct		*ha = *state;
+	static const uint8_t	 zero[16];
 	uint64_t			 t;
 
 	for (t = 0; t < 100; t++) {
@@ -77,13 +90,8 @@ test_counts_grow_per_host_and_non_ip_is_ignored(void **state)
 	hostacct_dropped(ha, v4(1), 4);
 	hostacct_sent(ha, zero, 0, 1500, 100 * SEC_NS);
 	hostacct_dropped(ha, zero, 0);
-	assert_non_null(e = find(ha, v4(1)));
-	assert_int_equal(e->bytes, 100000);
-	assert_int_equal(e->pkts, 100);
-	assert_int_equal(e->drops, 1);
-	assert_non_null(e = find(ha, v4(2)));
-	assert_int_equal(e->bytes, 10000);
-	assert_int_equal(e->drops, 0);
+	expect_host(ha, v4(1), 100000, 100, 1);
+	expect_host(ha, v4(2), 10000, 100, 0);
 	assert_null(find(ha, zero));
 	assert_int_equal(ha->evictions, 0);
 }
@@ -91,9 +99,8 @@ test_counts_grow_per_host_and_non_ip_is_ignored(void **state)
 static void
 test_thousands_of_hosts_stay_bounded_and_the_busy_one_stays(void **state)
 {
-	struct hostacct			*ha = *state;
-	const struct hostacct_entry	*e;
-	uint32_t			 i, used = 0;
+	struct hostacct	*ha = *state;
+	uint32_t	 i, used = 0;
 
 	hostacct_sent(ha, v4(7), 4, 60000, SEC_NS);
 	for (i = 0; i < 20000; i++)
@@ -103,8 +110,7 @@ test_thousands_of_hosts_stay_bounded_and_the_busy_one_stays(void **state)
 		used += ha->e[i].family != 0;
 	assert_int_equal(used, HOSTACCT_MAX);
 	assert_int_equal(ha->evictions, 20001 - HOSTACCT_MAX);
-	assert_non_null(e = find(ha, v4(7)));
-	assert_int_equal(e->bytes, 120000);
+	expect_host(ha, v4(7), 120000, 2, 0);
 }
 
 static void
@@ -237,13 +243,9 @@ test_merge_sums_hosts_of_several_tables(void **state)
 	b->evictions = 2;
 	hostacct_merge(sum, a);
 	hostacct_merge(sum, b);
-	assert_non_null(e = find(sum, v4(1)));
-	assert_int_equal(e->bytes, 5500);
-	assert_int_equal(e->pkts, 3);
-	assert_int_equal(e->drops, 1);
+	e = expect_host(sum, v4(1), 5500, 3, 1);
 	assert_int_equal(e->win_bytes, 500);
-	assert_non_null(e = find(sum, v4(3)));
-	assert_int_equal(e->bytes, 250);
+	expect_host(sum, v4(3), 250, 1, 0);
 	assert_int_equal(sum->evictions, 2);
 	/* Recent bytes: host 1 500, host 2 300, host 3 250. */
 	assert_int_equal(hostacct_busiest(sum, 101 * SEC_NS, top, 3), 3);

@@ -145,7 +145,7 @@ netns_lock()
 
 netns_cleanup()
 {
-	local rc=$? pid ns i
+	local rc=$? pid ns
 
 	trap - EXIT INT TERM
 	# A failed check turns any exit status, 0 and 77 included, into 1.
@@ -154,12 +154,7 @@ netns_cleanup()
 		netns_is_child "$pid" && kill -TERM "$pid" 2>/dev/null
 	done
 	for pid in $NETNS_PIDS; do
-		for i in $(seq 1 30); do
-			netns_is_child "$pid" || break
-			sleep 0.1
-		done
-		netns_is_child "$pid" && kill -KILL "$pid" 2>/dev/null
-		wait "$pid" 2>/dev/null
+		netns_reap "$pid"
 	done
 	for ns in $NETNS_LIST; do
 		ip netns del "$ns" 2>/dev/null
@@ -222,18 +217,27 @@ netns_track()
 	NETNS_PIDS="$NETNS_PIDS $1"
 }
 
+# netns_reap PID: waits up to 3 s for a signalled child to end, then
+# kills it, and collects its status.
+netns_reap()
+{
+	local i
+
+	for i in $(seq 1 30); do
+		netns_is_child "$1" || break
+		sleep 0.1
+	done
+	netns_is_child "$1" && kill -KILL "$1" 2>/dev/null
+	wait "$1" 2>/dev/null
+}
+
 # Stop one tracked process by PID and wait for it.
 netns_stop_pid()
 {
-	local pid=$1 i
+	local pid=$1
 
 	netns_is_child "$pid" && kill -TERM "$pid" 2>/dev/null
-	for i in $(seq 1 30); do
-		netns_is_child "$pid" || break
-		sleep 0.1
-	done
-	netns_is_child "$pid" && kill -KILL "$pid" 2>/dev/null
-	wait "$pid" 2>/dev/null
+	netns_reap "$pid"
 	NETNS_PIDS=$(echo "$NETNS_PIDS" | tr ' ' '\n' | grep -vx "$pid" | tr '\n' ' ')
 }
 
@@ -703,6 +707,31 @@ netns_basic_checks()
 	    "$(mbit "$(wire_bps "$up")")" le "$(awk "BEGIN { print $rate * 1.02 }")"
 	check "$label shaped: server->client wire Mbit/s" \
 	    "$(mbit "$(wire_bps "$down")")" le "$(awk "BEGIN { print $rate * 1.02 }")"
+}
+
+# netns_basic_test tap|tun: the whole of test_tap_basic and test_tun_basic:
+# the basic checks through the bare forwarder tapfwd on that testbed
+# (checks the testbed itself), then through caked shaping at 50 Mbit
+# (SKIP when caked is not built).
+netns_basic_test()
+{
+	local mode=$1
+
+	netns_init ping iperf3 jq ss
+	netns_require_tapfwd
+	"netns_topo_$mode"
+	netns_iperf_server
+
+	netns_start_tapfwd
+	netns_basic_checks "$mode/tapfwd"
+	netns_stop_fwd
+	[ "$NETNS_FAILED" = 0 ] || netns_finish
+
+	netns_require_caked "testbed OK with tapfwd"
+	netns_start_caked 50mbit 50mbit
+	netns_basic_checks "$mode/caked" 50
+	kill -0 "$FWD_PID" 2>/dev/null || fail "caked died"
+	netns_finish
 }
 
 # Frame and payload bytes of one full-sized TCP segment (MTU 1500, TCP

@@ -21,20 +21,30 @@
 
 #include "ackframes.h"
 
+/*
+ * The queue most cases start from on connection c: pure ACKs of 100 and
+ * 200, then the trigger, a pure ACK of 300.
+ */
+static void
+build_acks(struct tpkt *q, const struct conn *c)
+{
+	struct seg	a1 = ack_seg(100), a2 = ack_seg(200), t = ack_seg(300);
+
+	build(&q[0], c, &a1);
+	build(&q[1], c, &a2);
+	build(&q[2], c, &t);
+}
+
 /* ---- which ACK is dropped ----------------------------------------------- */
 
 static void
 test_conservative_drops_oldest_of_two_pure_acks(void **state)
 {
 	struct tpkt	 q[3];
-	struct seg	 a1 = ack_seg(100), a2 = ack_seg(200);
-	struct seg	 t = ack_seg(300);
 	struct cake_pkt	*prev = NULL;
 
 	(void)state;
-	build(&q[0], &conn_v4, &a1);
-	build(&q[1], &conn_v4, &a2);
-	build(&q[2], &conn_v4, &t);
+	build_acks(q, &conn_v4);
 	assert_ptr_equal(find(q, 3, CAKE_ACK_FILTER, &prev), &q[0].pkt);
 	assert_null(prev);
 }
@@ -86,13 +96,9 @@ static void
 test_mode_none_never_drops(void **state)
 {
 	struct tpkt	 q[3];
-	struct seg	 a1 = ack_seg(100), a2 = ack_seg(200);
-	struct seg	 t = ack_seg(300);
 
 	(void)state;
-	build(&q[0], &conn_v4, &a1);
-	build(&q[1], &conn_v4, &a2);
-	build(&q[2], &conn_v4, &t);
+	build_acks(q, &conn_v4);
 	assert_null(find(q, 3, CAKE_ACK_NONE, NULL));
 }
 
@@ -237,13 +243,9 @@ static void
 test_trigger_that_is_not_tcp_does_not_filter(void **state)
 {
 	struct tpkt	 q[3];
-	struct seg	 a1 = ack_seg(100), a2 = ack_seg(200);
-	struct seg	 t = ack_seg(300);
 
 	(void)state;
-	build(&q[0], &conn_v4, &a1);
-	build(&q[1], &conn_v4, &a2);
-	build(&q[2], &conn_v4, &t);
+	build_acks(q, &conn_v4);
 	q[2].pkt.meta.tuple.proto = 17;
 	q[0].pkt.meta.tuple.proto = 17;
 	q[1].pkt.meta.tuple.proto = 17;
@@ -383,13 +385,10 @@ static void
 test_candidate_whose_header_exceeds_the_frame_is_kept(void **state)
 {
 	struct tpkt	 q[3];
-	struct seg	 a1 = ack_seg(100), a2 = ack_seg(200);
-	struct seg	 t = ack_seg(300);
+	struct seg	 a1 = ack_seg(100);
 
 	(void)state;
-	build(&q[0], &conn_v4, &a1);
-	build(&q[1], &conn_v4, &a2);
-	build(&q[2], &conn_v4, &t);
+	build_acks(q, &conn_v4);
 	assert_ptr_equal(find(q, 3, CAKE_ACK_FILTER, NULL), &q[0].pkt);
 	/* Data offset 15 (60 bytes) beyond l4_len. */
 	q[0].buf[q[0].pkt.meta.l4_off + 12] = 0xf0;
@@ -408,13 +407,10 @@ static void
 test_truncated_trigger_does_not_filter(void **state)
 {
 	struct tpkt	 q[3];
-	struct seg	 a1 = ack_seg(100), a2 = ack_seg(200);
 	struct seg	 t = ack_seg(300);
 
 	(void)state;
-	build(&q[0], &conn_v4, &a1);
-	build(&q[1], &conn_v4, &a2);
-	build(&q[2], &conn_v4, &t);
+	build_acks(q, &conn_v4);
 	assert_ptr_equal(find(q, 3, CAKE_ACK_FILTER, NULL), &q[0].pkt);
 	q[2].pkt.meta.l4_len = 19;
 	assert_null(find(q, 3, CAKE_ACK_FILTER, NULL));

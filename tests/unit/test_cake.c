@@ -45,6 +45,19 @@ enq(struct cake *c, const struct h_flow *f, uint64_t now)
 	assert_int_equal(cake_check_invariants(c), 0);
 }
 
+/* One 100-byte packet on each of n UDP flows, source ports 1000 on. */
+static void
+enq_flows(struct cake *c, int n)
+{
+	int	i;
+
+	for (i = 0; i < n; i++) {
+		struct h_flow f = flow4((uint16_t)(1000 + i), 100);
+
+		enq(c, &f, 0);
+	}
+}
+
 static uint16_t
 sport_of(const struct cake_pkt *p)
 {
@@ -355,24 +368,15 @@ set_associative_ways_avoid_collisions(void **state)
 {
 	struct cake	  *c = h_create("besteffort flows", CAKE_LINK_IP);
 	struct cake_stats  st;
-	int		   i;
 
 	(void)state;
-	for (i = 0; i < 200; i++) {
-		struct h_flow f = flow4((uint16_t)(1000 + i), 100);
-
-		enq(c, &f, 0);
-	}
+	enq_flows(c, 200);
 	cake_get_stats(c, &st);
 	assert_int_equal(st.tins[0].way_cols, 0);
 	assert_int_equal(st.tins[0].way_miss, 200);
 	assert_int_equal(st.tins[0].sparse_flows, 200);
 	/* Again the same flows: they find their queues by tag. */
-	for (i = 0; i < 200; i++) {
-		struct h_flow f = flow4((uint16_t)(1000 + i), 100);
-
-		enq(c, &f, 0);
-	}
+	enq_flows(c, 200);
 	cake_get_stats(c, &st);
 	assert_int_equal(st.tins[0].way_miss, 200);
 	assert_int_equal(st.tins[0].way_cols, 0);
@@ -386,14 +390,9 @@ too_many_flows_collide(void **state)
 {
 	struct cake	  *c = h_create("besteffort flows", CAKE_LINK_IP);
 	struct cake_stats  st;
-	int		   i;
 
 	(void)state;
-	for (i = 0; i < 2000; i++) {
-		struct h_flow f = flow4((uint16_t)(1000 + i), 100);
-
-		enq(c, &f, 0);
-	}
+	enq_flows(c, 2000);
 	cake_get_stats(c, &st);
 	assert_true(st.tins[0].way_cols >= 2000 - 1024);
 	assert_true(st.tins[0].way_miss <= 1024);
@@ -410,11 +409,7 @@ flowblind_is_fifo(void **state)
 	int		 i;
 
 	(void)state;
-	for (i = 0; i < 20; i++) {
-		struct h_flow f = flow4((uint16_t)(1000 + i), 100);
-
-		enq(c, &f, 0);
-	}
+	enq_flows(c, 20);
 	for (i = 0; i < 20; i++) {
 		p = cake_dequeue(c, 0);
 		assert_non_null(p);

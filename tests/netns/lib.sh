@@ -351,6 +351,23 @@ netns_topo_tun()
 	ip -n "$NS_R" rule add iif vs lookup 200 pref 200
 }
 
+# netns_topo_tun_via: the TUN testbed with a third namespace NS_M between
+# router and server; its devices mr (toward the router) and ms (toward
+# the server) carry no address: the caller bridges them.
+netns_topo_tun_via()
+{
+	netns_topo_tun
+	NS_M="${NETNS_PFX}m"
+	netns_add "$NS_M"
+	ip -n "$NS_R" link del vs
+	netns_veth "$NS_R" vs "$NS_M" mr
+	netns_veth "$NS_M" ms "$NS_S" eth0
+	ip -n "$NS_R" addr add 10.202.2.254/24 dev vs
+	ip netns exec "$NS_R" sysctl -qw net.ipv4.conf.vs.rp_filter=0
+	ip -n "$NS_S" addr add "$SERVER_IP/24" dev eth0
+	ip -n "$NS_S" route add default via 10.202.2.254
+}
+
 # (c) NAT gateway. Two LAN hosts A (NS_C, 10.203.1.1) and B (NS_B,
 # 10.203.1.2) on br-hosts behind the router (10.203.1.254), which
 # masquerades (nftables) to its WAN address 10.204.0.1 on br-lan; the

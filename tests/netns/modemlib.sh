@@ -43,16 +43,7 @@ topo_modem()
 {
 	local v6=${1:-}
 
-	netns_topo_tun
-	NS_M="${NETNS_PFX}m"
-	netns_add "$NS_M"
-	ip -n "$NS_R" link del vs
-	netns_veth "$NS_R" vs "$NS_M" mr
-	netns_veth "$NS_M" ms "$NS_S" eth0
-	ip -n "$NS_R" addr add 10.202.2.254/24 dev vs
-	ip netns exec "$NS_R" sysctl -qw net.ipv4.conf.vs.rp_filter=0
-	ip -n "$NS_S" addr add "$SERVER_IP/24" dev eth0
-	ip -n "$NS_S" route add default via 10.202.2.254
+	netns_topo_tun_via
 	modem_no_csum_offload "$NS_R" vs
 	modem_no_csum_offload "$NS_S" eth0
 	[ "$v6" = v6 ] && topo_modem_v6

@@ -29,19 +29,10 @@ SETTLE_S=5
 # The TUN testbed with a "modem" namespace between router and server.
 topo_modem()
 {
-	netns_topo_tun
-	NS_M="${NETNS_PFX}m"
-	netns_add "$NS_M"
-	ip -n "$NS_R" link del vs
-	netns_veth "$NS_R" vs "$NS_M" mr
-	netns_veth "$NS_M" ms "$NS_S" eth0
+	netns_topo_tun_via
 	netns_bridge "$NS_M" br0
 	ip -n "$NS_M" link set mr master br0
 	ip -n "$NS_M" link set ms master br0
-	ip -n "$NS_R" addr add 10.202.2.254/24 dev vs
-	ip netns exec "$NS_R" sysctl -qw net.ipv4.conf.vs.rp_filter=0
-	ip -n "$NS_S" addr add "$SERVER_IP/24" dev eth0
-	ip -n "$NS_S" route add default via 10.202.2.254
 	# the bloated device users cannot fix
 	ip netns exec "$NS_M" tc qdisc add dev ms root handle 1: htb default 1 &&
 	    ip netns exec "$NS_M" tc class add dev ms parent 1: classid 1:1 \

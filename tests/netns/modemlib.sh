@@ -147,6 +147,23 @@ modem_report()
 	    }' "${1:-$MODEM_OUT}"
 }
 
+# caked_ar_init TOOL...: netns_init for an autorate test over the modem,
+# which needs caked, the modem and cakectl besides the tools.
+caked_ar_init()
+{
+	netns_init "$@"
+	netns_require_caked
+	netns_require_modem
+	netns_require_cakectl
+}
+
+# caked_ar_lines MIN BASE MAX: the lines of a direction with autorate.
+caked_ar_lines()
+{
+	printf 'autorate = yes\nautorate-min = %s\nautorate-base = %s\nautorate-max = %s\n' \
+	    "$1" "$2" "$3"
+}
+
 # Caked for the autorate tests. caked_ar_start LABEL GENERAL_LINES UP_LINES
 # DOWN_LINES: each argument a newline-separated list of key = value lines.
 caked_ar_start()
@@ -163,6 +180,29 @@ caked_ar_start()
 	netns_run_caked "$1"
 	[ -n "${CLIENT_IP6:-}" ] && topo_modem_v6_attach
 	log "caked running ($1, pid $FWD_PID)"
+}
+
+# caked_ar_fixed MODEM_DOWN CAKED_DOWN SECS PORT [MODEM_CMD...]: the
+# testbed's proof that autorate matters: a bulk download for SECS s
+# through caked at a fixed CAKED_DOWN over the modem at MODEM_DOWN (both
+# 50 Mbit up), after the modem commands given. The modem's figures of
+# phase "fixed" (from SETTLE_S s on) stay in $MODEM_OUT.
+caked_ar_fixed()
+{
+	local mdown=$1 cdown=$2 secs=$3 port=$4
+
+	shift 4
+	modem_start fixed -q 1000 -r 50mbit -R "$mdown"
+	caked_ar_start fixed "" "bandwidth = 50mbit" "bandwidth = $cdown"
+	modem_cmd "$@"
+	bulk_bg fdown "$secs" "$port" -P 2 -R
+	modem_cmd "phase settle"
+	sleep "$SETTLE_S"
+	modem_cmd "phase fixed"
+	wait "$BULK_PID"
+	modem_cmd "phase tail"
+	netns_stop_fwd
+	modem_stop
 }
 
 # Does this caked know a [general] key? (features not merged yet)

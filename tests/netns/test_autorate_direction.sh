@@ -18,10 +18,7 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/modemlib.sh"
 
-netns_init ping iperf3 jq ss tc
-netns_require_caked
-netns_require_modem
-netns_require_cakectl
+caked_ar_init ping iperf3 jq ss tc
 
 PHASE_S=22
 SETTLE_S=5
@@ -29,10 +26,7 @@ SETTLE_S=5
 topo_modem
 iperf_servers 5201 5202
 modem_start ar -q 1000 -r 50mbit -R 50mbit
-ar="autorate = yes
-autorate-min = 2mbit
-autorate-base = 30mbit
-autorate-max = 55mbit"
+ar=$(caked_ar_lines 2mbit 30mbit 55mbit)
 caked_ar_start ar "autorate-reflectors = $SERVER_IP" "$ar" "$ar"
 
 total=$((2 * PHASE_S))
@@ -67,16 +61,7 @@ cp "$MODEM_OUT" "$NETNS_TMP/modem-ar.keep"
 ar_out="$NETNS_TMP/modem-ar.keep"
 
 # The testbed's proof: a fixed caked over the 20 Mbit modem bloats.
-modem_start fixed -q 1000 -r 50mbit -R 20mbit
-caked_ar_start fixed "" "bandwidth = 50mbit" "bandwidth = 50mbit"
-bulk_bg fdown 15 5202 -P 2 -R
-modem_cmd "phase settle"
-sleep "$SETTLE_S"
-modem_cmd "phase fixed"
-wait "$BULK_PID"
-modem_cmd "phase tail"
-netns_stop_fwd
-modem_stop
+caked_ar_fixed 20mbit 50mbit 15 5202
 
 echo
 echo "autorate: download 50 -> 20 Mbit at the modem, bulk TCP both ways;" \

@@ -18,10 +18,7 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/modemlib.sh"
 
-netns_init ping iperf3 jq ss tcpdump
-netns_require_caked
-netns_require_modem
-netns_require_cakectl
+caked_ar_init ping iperf3 jq ss tcpdump
 
 IDLE_S=30
 IDLE_AFTER=10
@@ -30,10 +27,7 @@ ROUTER_WAN=10.202.2.254
 topo_modem
 iperf_servers 5201
 modem_start idle -q 1000 -r 50mbit -R 50mbit
-ar="autorate = yes
-autorate-min = 2mbit
-autorate-base = 20mbit
-autorate-max = 50mbit"
+ar=$(caked_ar_lines 2mbit 20mbit 50mbit)
 caked_ar_start idle "autorate-reflectors = $SERVER_IP
 autorate-interval = 100ms
 autorate-idle-after = ${IDLE_AFTER}s

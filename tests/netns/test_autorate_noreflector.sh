@@ -18,10 +18,7 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/modemlib.sh"
 
-netns_init ping iperf3 jq ss
-netns_require_caked
-netns_require_modem
-netns_require_cakectl
+caked_ar_init ping iperf3 jq ss
 
 PHASE_S=18
 SETTLE_S=5
@@ -30,10 +27,8 @@ topo_modem
 iperf_servers 5201
 modem_start ar -q 1000 -r 50mbit -R 20mbit
 caked_ar_start ar "autorate-reflectors = $SERVER_IP
-autorate-passive = yes" "bandwidth = 50mbit" "autorate = yes
-autorate-min = 2mbit
-autorate-base = 15mbit
-autorate-max = 40mbit"
+autorate-passive = yes" "bandwidth = 50mbit" \
+    "$(caked_ar_lines 2mbit 15mbit 40mbit)"
 # (caked's start checks the path with a ping: drop ICMP only then)
 ip netns exec "$NS_C" ping -n -c 3 -i 0.2 -W 1 "$SERVER_IP" \
     >"$NETNS_TMP/ping-before.txt" 2>&1
@@ -69,17 +64,7 @@ ar_out="$NETNS_TMP/modem-ar.keep"
 cp "$MODEM_OUT" "$ar_out"
 
 # The testbed's proof: without autorate the 8 Mbit modem bloats.
-modem_start fixed -q 1000 -r 50mbit -R 8mbit
-caked_ar_start fixed "" "bandwidth = 50mbit" "bandwidth = 20mbit"
-modem_cmd "icmp drop"
-bulk_bg fdown 12 5201 -P 2 -R
-modem_cmd "phase settle"
-sleep "$SETTLE_S"
-modem_cmd "phase fixed"
-wait "$BULK_PID"
-modem_cmd "phase tail"
-netns_stop_fwd
-modem_stop
+caked_ar_fixed 8mbit 20mbit 12 5201 "icmp drop"
 
 echo
 echo "autorate with every ICMP dropped (passive RTT only), download;" \

@@ -20,10 +20,7 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/modemlib.sh"
 
-netns_init ping iperf3 jq ss nft
-netns_require_caked
-netns_require_modem
-netns_require_cakectl
+caked_ar_init ping iperf3 jq ss nft
 
 WARM_S=12
 AFTER_S=12
@@ -63,10 +60,7 @@ reflector_rules | ip netns exec "$NS_S" nft -f - ||
 
 iperf_servers 5201
 modem_start pool -q 1000 -r 50mbit -R 50mbit
-ar="autorate = yes
-autorate-min = 2mbit
-autorate-base = 20mbit
-autorate-max = 50mbit"
+ar=$(caked_ar_lines 2mbit 20mbit 50mbit)
 caked_ar_start pool "autorate-reflectors = $POOL
 autorate-reflectors-active = 3" "$ar" "$ar"
 

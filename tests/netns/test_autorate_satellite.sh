@@ -38,10 +38,7 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/modemlib.sh"
 
-netns_init ping iperf3 jq ss
-netns_require_caked
-netns_require_modem
-netns_require_cakectl
+caked_ar_init ping iperf3 jq ss
 
 STEP_S=${SAT_STEP_S:-15}
 # The fixed pseudo-random sequence: download and upload Mbit, base RTT ms
@@ -171,10 +168,7 @@ run()
 
 	total=$(awk -v s="$STEP_S" -v n="$NSTEPS" 'BEGIN { print int(s * n + 0.5) }')
 	modem_start "$label" -q 1000 -r 20mbit -R 40mbit
-	ar="autorate = yes
-autorate-min = 2mbit
-autorate-base = 10mbit
-autorate-max = 70mbit"
+	ar=$(caked_ar_lines 2mbit 10mbit 70mbit)
 	[ -n "${SAT_THRESHOLD:-}" ] && ar="$ar
 autorate-delay-threshold = $SAT_THRESHOLD"
 	if [ "$passive" = oracle ]; then

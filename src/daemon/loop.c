@@ -80,6 +80,16 @@ loop_wdir(struct loop *l, int i, unsigned int w)
 	return w == 0 ? &l->dir[i] : &l->wdir[i][w];
 }
 
+/* libevent's event_free() takes no NULL: frees *ev if set, then forgets it. */
+void
+loop_event_free(struct event **ev)
+{
+	if (*ev == NULL)
+		return;
+	event_free(*ev);
+	*ev = NULL;
+}
+
 void
 loop_stop(struct loop *l, int code)
 {
@@ -796,15 +806,11 @@ loop_dir_free(struct loop_dir *d)
 	if (d->dp.group != NULL)
 		datapath_flush(&d->dp);
 	for (q = 0; q < TUN_QUEUES_MAX; q++) {
-		if (d->ev_read[q] != NULL)
-			event_free(d->ev_read[q]);
-		if (d->ev_write[q] != NULL)
-			event_free(d->ev_write[q]);
+		loop_event_free(&d->ev_read[q]);
+		loop_event_free(&d->ev_write[q]);
 	}
-	if (d->ev_wake != NULL)
-		event_free(d->ev_wake);
-	if (d->ev_lend != NULL)
-		event_free(d->ev_lend);
+	loop_event_free(&d->ev_wake);
+	loop_event_free(&d->ev_lend);
 	if (d->wake_fd != -1)
 		(void)close(d->wake_fd);
 	d->wake_fd = -1;
@@ -831,12 +837,9 @@ loop_destroy(struct loop *l)
 	autorate_run_destroy(l->ar);
 	passive_destroy(l->ts);
 	for (i = 0; i < LOOP_SIGNALS; i++)
-		if (l->ev_signal[i] != NULL)
-			event_free(l->ev_signal[i]);
-	if (l->ev_mtu != NULL)
-		event_free(l->ev_mtu);
-	if (l->ev_ts != NULL)
-		event_free(l->ev_ts);
+		loop_event_free(&l->ev_signal[i]);
+	loop_event_free(&l->ev_mtu);
+	loop_event_free(&l->ev_ts);
 	for (i = 0; i < l->npkt; i++)
 		loop_pkt_free(&l->pkt[i]);
 	for (i = 0; i < CONFIG_DIRS; i++)

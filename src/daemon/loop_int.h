@@ -185,6 +185,8 @@ struct loop_snap {
 /* loop.c */
 /* Direction i's worker w (w < l->nworkers[i]). */
 struct loop_dir	*loop_wdir(struct loop *l, int i, unsigned int w);
+/* Frees *ev if it is set and sets it to NULL. */
+void		 loop_event_free(struct event **ev);
 /* Breaks main's loop (STOPPING=1 to systemd); loop_run() returns code. */
 void		 loop_stop(struct loop *l, int code);
 /* Stops caked from packet loop p: on its own thread, through main. */

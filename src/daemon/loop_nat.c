@@ -103,8 +103,7 @@ loop_nat_cache(struct loop_pkt *p, const struct loop_natset *s)
 	    NULL || event_add(p->ev_nat_in, NULL) == -1) {
 		natcache_destroy(p->nat_cache);
 		p->nat_cache = NULL;
-		event_free(p->ev_nat_in);
-		p->ev_nat_in = NULL;
+		loop_event_free(&p->ev_nat_in);
 		return -1;
 	}
 	for (i = 0; i < p->ndirs; i++)

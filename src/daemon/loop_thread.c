@@ -92,22 +92,14 @@ loop_pkt_thread_init(struct loop *l, struct loop_pkt *p)
 void
 loop_pkt_fini(struct loop_pkt *p)
 {
-	if (p->ev_timer != NULL)
-		event_free(p->ev_timer);
-	p->ev_timer = NULL;
+	loop_event_free(&p->ev_timer);
 	if (p->timer_fd != -1)
 		(void)close(p->timer_fd);
 	p->timer_fd = -1;
-	if (p->ev_inbox != NULL)
-		event_free(p->ev_inbox);
-	if (p->ev_outbox != NULL)
-		event_free(p->ev_outbox);
-	p->ev_inbox = p->ev_outbox = NULL;
-	if (p->ev_nat_in != NULL)
-		event_free(p->ev_nat_in);
-	if (p->ev_nat_ask != NULL)
-		event_free(p->ev_nat_ask);
-	p->ev_nat_in = p->ev_nat_ask = NULL;
+	loop_event_free(&p->ev_inbox);
+	loop_event_free(&p->ev_outbox);
+	loop_event_free(&p->ev_nat_in);
+	loop_event_free(&p->ev_nat_ask);
 }
 
 /* What loop_pkt_fini() leaves: the base and messages, once unused. */

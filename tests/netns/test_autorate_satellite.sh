@@ -31,7 +31,8 @@
 # The steps are the issue's 15 s (8 steps, 2 min a run, about 7 min in
 # all); SAT_STEP_S=7.5 runs the same sequence twice as fast, and
 # SAT_INBAND_ONLY=1 runs the in-band controller alone (its own bounds).
-# For tuning: SAT_THRESHOLD=10ms sets autorate-delay-threshold, and
+# For tuning: SAT_THRESHOLD=10ms sets autorate-delay-threshold,
+# SAT_FLOWS=4 the bulk TCP flows each way (2 unless set), and
 # SAT_TRACE=1 samples caked's drop counters and the TCP senders' windows
 # (ss -ti) and prints per step where the losses came and how long the
 # windows took to fill the capacity.
@@ -179,9 +180,9 @@ autorate-delay-threshold = $SAT_THRESHOLD"
 autorate-passive = $passive" "$ar" "$ar"
 	fi
 	log "$label: $total s, steps of $STEP_S s"
-	bulk_bg "$label-up" "$total" 5201 -P 2
+	bulk_bg "$label-up" "$total" 5201 -P "${SAT_FLOWS:-2}"
 	local up_pid=$BULK_PID
-	bulk_bg "$label-down" "$total" 5202 -P 2 -R
+	bulk_bg "$label-down" "$total" 5202 -P "${SAT_FLOWS:-2}" -R
 	local down_pid=$BULK_PID
 	netns_ping_bg "$NS_C" "$SERVER_IP" $((total * 5)) \
 	    "$NETNS_TMP/$label-ping.txt" 0.2

@@ -37,17 +37,23 @@
 # accounted for by caked's drops plus the TAP queues' and the backlog's
 # (within 5 % of what B sent). Under the full flood the shaped one-flow
 # case is asserted in full too (two queues keep A off the flood's queue;
-# with queues-per-device = 1 in NETNS_CONF_GENERAL it fails) and the
-# shaped 16-flow case its median; the rest is printed as targets: the
-# full flood is beyond what the bare forwarder takes (step 1), and 16
-# flows reach every queue, so A's queue drops too whenever caked reads
-# less than all of it. A search in which the bare forwarder sustains no
+# with queues-per-device = 1 in NETNS_CONF_GENERAL it fails). In the
+# shaped 16-flow case caked must take at least 90 % of the frames a
+# second the bare forwarder took under the full flood, and A's median is
+# asserted when caked read the whole flood (under 1 % of it lost in the
+# TAP queues); the rest is printed as targets: the full flood is beyond
+# what the bare forwarder takes (step 1), and 16 flows reach every
+# queue, so A's frames wait and drop in the kernel's TAP queue, where
+# caked cannot reach them, whenever caked reads less than all of it. A search in which the bare forwarder sustains no
 # rate fails; its own figures are printed only.
 #
 # The machine CI and development share may be busy with other work: the
 # whole testbed runs at nice -10, and a miss of caked at S is run once
 # more if the bare forwarder, probed at S just after, does not sustain
-# it either (both lines printed; the second run is asserted whatever).
+# it either; a miss of the shaped 16-flow case under the full flood,
+# if the bare forwarder, flooded again just after, takes under 90 % of
+# what it took at the start (both lines printed; the second run is
+# asserted whatever).
 # Against an AddressSanitizer build only the accounting is asserted;
 # the rest is printed: its speed, and so its figures at S, depend on
 # the sanitizers and the compiler, not on caked's datapath.
@@ -300,6 +306,23 @@ bounds_met()
 		exit !ok }'
 }
 
+# whole_flood: whether caked read the whole of the last flood: under 1 %
+# of what B sent was lost in the TAP queues before caked could read it.
+whole_flood()
+{
+	[ "$SENT" -gt 0 ] && [ $((TAPDROP * 100)) -lt "$SENT" ]
+}
+
+# full_met: whether caked, under the full flood, took at least 90 % of
+# the frames a second the bare forwarder took at the start (FULL) and,
+# if it read the whole flood, kept A's ping median within 2 ms of idle.
+full_met()
+{
+	[ "$DELIVERED" -ge $((full * 9 / 10)) ] || return 1
+	whole_flood || return 0
+	awk -v a="$ABOVE" 'BEGIN { exit !(a ~ /^-?[0-9.]+$/ && a + 0 <= 2) }'
+}
+
 # bare_sustains LABEL FLOWS PPS: the bare forwarder probed at PPS, as in
 # the search; keeps the figures of the flood before it.
 bare_sustains()
@@ -314,14 +337,54 @@ bare_sustains()
 	return "$rv"
 }
 
+# bare_full_slower LABEL FLOWS: the bare forwarder under the full flood
+# again; whether it now takes under 90 % of what it took at the start
+# (FULL): the machine is busier than it was. Keeps the figures of the
+# flood before it.
+bare_full_slower()
+{
+	local fig="$UNACC $RX $LOSS $ABOVE $SHARE $OFFERED" rv=1
+
+	start tapfwd
+	flood "$1" tapfwd unlimited "$2" 0 "$SECS" 0.2
+	[ "$DELIVERED" -lt $((full * 9 / 10)) ] && rv=0
+	log "$1: the bare forwarder took $DELIVERED pkt/s, $full at the start"
+	netns_stop_fwd
+	read -r UNACC RX LOSS ABOVE SHARE OFFERED <<<"$fig"
+	return "$rv"
+}
+
+# busy_miss LABEL RATE FLOWS PPS ASSERT: whether caked's last run missed
+# an asserted bound while the machine was busy (the other helpers of a
+# shared machine, a compiler). At a paced rate: the bare forwarder, probed
+# at it just after, does not sustain it either. Under the full flood
+# (ASSERT full; the bare forwarder sustains nothing by definition): the
+# bare forwarder, flooded again just after, takes under 90 % of what it
+# took at the start.
+busy_miss()
+{
+	local label=$1 rate=$2 flows=$3 pps=$4 assert=$5
+
+	if [ "$pps" = 0 ]; then
+		[ "$assert" = full ] && ! full_met || return 1
+		bare_full_slower "$label-bare" "$flows" && return 0
+	else
+		[ "$assert" = all ] && ! bounds_met "$rate" "$pps" || return 1
+		bare_sustains "$label-bare" "$flows" "$pps" || return 0
+	fi
+	log "$label: the bare forwarder kept up just after: caked's miss" \
+	    "stands"
+	return 1
+}
+
 # caked_case LABEL RATE FLOWS PPS ASSERT: caked at RATE under the flood
-# (PPS 0: full). ASSERT: all (every bound), median (the median; loss and
-# share printed as targets) or none (all printed as targets). The
-# accounting is asserted for every run; with ASan only it. At a paced
-# rate that caked misses, the bare forwarder is probed at it just after:
-# if it does not sustain it either, the machine was busy meanwhile (the
-# other helpers of a shared machine, a compiler), and caked runs once
-# more; its second run is asserted whatever the probe says.
+# (PPS 0: full). ASSERT: all (every bound), full (caked takes at least
+# 90 % of the bare forwarder's rate under the full flood, and A's median
+# is asserted if caked read the whole flood; printed as a target if not,
+# with loss and share) or none (all printed as targets). The
+# accounting is asserted for every run; with ASan only it. A run that
+# misses an asserted bound while the machine was busy (busy_miss) is run
+# once more; the second run is asserted whatever.
 caked_case()
 {
 	local label=$1 rate=$2 flows=$3 pps=$4 assert=$5 try
@@ -334,17 +397,10 @@ caked_case()
 		netns_stop_fwd
 		check "$label: flood losses unaccounted %" "$UNACC" le 5
 		check "$label: B's datagrams at the server" "$RX" gt 0
-		if [ "$assert" != all ] || [ "$pps" = 0 ] || [ "$try" = 2 ] ||
-		    bounds_met "$rate" "$pps"; then
-			break
-		fi
-		if bare_sustains "$label-bare" "$flows" "$pps"; then
-			log "$label: the bare forwarder sustained $pps" \
-			    "pkt/s just after: caked's miss stands"
-			break
-		fi
-		log "$label: the bare forwarder did not sustain $pps pkt/s" \
-		    "just after either: the machine was busy; once more"
+		[ "$try" = 1 ] &&
+		    busy_miss "$label" "$rate" "$flows" "$pps" "$assert" ||
+		    break
+		log "$label: the machine was busy; once more"
 	done
 	case $assert in
 	all)
@@ -355,8 +411,17 @@ caked_case()
 		[ "$rate" = unlimited ] ||
 		    check "$label: A TCP share %" "$SHARE" ge 45
 		;;
-	median)
-		check "$label: A ping median above idle ms" "$ABOVE" le 2
+	full)
+		check "$label: pkt/s taken, 90 % of the bare forwarder's" \
+		    "$DELIVERED" ge $((full * 9 / 10))
+		if whole_flood; then
+			check "$label: A ping median above idle ms" "$ABOVE" le 2
+		else
+			log "$label: $TAPDROP of B's $SENT frames were lost in" \
+			    "the TAP queues before caked read them, A's queue" \
+			    "among them: its median is the kernel queue's"
+			target "$label: A ping median above idle ms" "$ABOVE" le 2
+		fi
 		target "$label: A ping loss %" "$LOSS" le 0.1
 		target "$label: A TCP share %" "$SHARE" ge 45
 		;;
@@ -382,7 +447,7 @@ for flows in 16 1; do
 	# full. 16 flows reach every queue: A's queue drops whenever caked
 	# falls behind the full flood.
 	caked_case "shaped-full-$flows" 20mbit "$flows" 0 \
-	    "$([ "$flows" = 1 ] && echo all || echo median)"
+	    "$([ "$flows" = 1 ] && echo all || echo full)"
 	caked_case "unlimited-full-$flows" unlimited "$flows" 0 none
 	check "bare forwarder sustained pkt/s, $flows flow(s)" \
 	    "$SUSTAINED" gt 0

@@ -30,7 +30,8 @@
 #
 # The steps are the issue's 15 s (8 steps, 2 min a run, about 7 min in
 # all); SAT_STEP_S=7.5 runs the same sequence twice as fast, and
-# SAT_INBAND_ONLY=1 runs the in-band controller alone (its own bounds).
+# SAT_INBAND_ONLY=1 runs the in-band controller alone (its own bounds),
+# SAT_ORACLE_ONLY=1 the oracle alone (the bounds printed as targets).
 # For tuning: SAT_THRESHOLD=10ms sets autorate-delay-threshold,
 # SAT_FLOWS=4 the bulk TCP flows each way (2 unless set), and
 # SAT_TRACE=1 samples caked's drop counters and the TCP senders' windows
@@ -275,10 +276,18 @@ step_table()
 # The three runs: in-band (the defaults), probe-only, the oracle.
 # SAT_INBAND_ONLY=1 runs the in-band controller alone and checks only
 # its own bounds (p95, goodput): for tuning, about 2 min.
+# SAT_ORACLE_ONLY=1 runs the oracle alone and prints the bounds as
+# targets: what the testbed itself allows on the day.
 labels="in"
-run inband yes
-res_in=$RES
-if [ "${SAT_INBAND_ONLY:-0}" = 0 ]; then
+if [ "${SAT_ORACLE_ONLY:-0}" != 0 ]; then
+	run oracle oracle
+	res_or=$RES
+	labels="or"
+else
+	run inband yes
+	res_in=$RES
+fi
+if [ "${SAT_INBAND_ONLY:-0}" = 0 ] && [ "${SAT_ORACLE_ONLY:-0}" = 0 ]; then
 	run probeonly no
 	res_po=$RES
 	run oracle oracle
@@ -311,6 +320,14 @@ for l in inband probeonly oracle; do
 done
 echo
 
+if [ "${SAT_ORACLE_ONLY:-0}" != 0 ]; then
+	set -- $res_or
+	check "oracle: pings answered" "$7" ge $((NSTEPS * 20))
+	target "oracle: ping p95 ms above base" "$2" lt 30
+	target "oracle: upload goodput / mean capacity" "$4" ge 0.8
+	target "oracle: download goodput / mean capacity" "$5" ge 0.8
+	netns_finish
+fi
 set -- $res_in
 in_p95=$2 in_p99=$3 in_tot=$6
 check "in-band: pings answered" "$7" ge $((NSTEPS * 20))

@@ -7,7 +7,9 @@
 # must be within 5 % of iperf3's goodput, drops/s must be non-zero at
 # least once, the busiest host must be the client, and 'q' must quit it.
 # caked counts whole frames (1514 bytes per 1448 of TCP payload), so its
-# rate is about 4.5 % above the goodput: the figures are printed.
+# rate is about 4.5 % above the goodput: the rate it shows is held
+# within 2 % of the goodput counted in such frames (and at least 95 % of
+# the bare goodput).
 . "$(dirname "$0")/lib.sh"
 
 netns_init ping iperf3 jq ss tmux
@@ -59,14 +61,18 @@ n=$(wc -l <"$NETNS_TMP/figures.txt")
 shown=$(awk '{ s += $1 } END { if (NR) printf "%.2f", s / NR }' \
     "$NETNS_TMP/figures.txt")
 drops=$(awk '$2 > 0 { n++ } END { print n + 0 }' "$NETNS_TMP/figures.txt")
-log "iperf3 goodput $(mbit "$goodput") Mbit/s, top showed $shown Mbit/s" \
-    "on average over $n frames, drops/s > 0 in $drops"
+log "iperf3 goodput $(mbit "$goodput") Mbit/s" \
+    "($(jq -r '.end.sum_sent.retransmits // "?"' "$NETNS_TMP/iperf.json")" \
+    "retransmissions), top showed $shown Mbit/s on average over $n" \
+    "frames, drops/s > 0 in $drops"
 check "frames captured with an upload line" "$n" ge $((SECS - 8))
 check "top upload rate / iperf3 goodput" \
     "$(ratio "$shown" "$(mbit "$goodput")")" ge 0.95
-check "top upload rate / iperf3 goodput " \
-    "$(ratio "$shown" "$(mbit "$goodput")")" le 1.05
-# the same on the wire: goodput in whole 1514-byte frames
+# Above, the bound is the one on the wire: caked's count has 4.56 % of
+# framing over the goodput, so a raw 1.05 would leave 0.4 % for all the
+# rest (top's frames cover seconds 4-13, iperf3's mean all 15 s, slow
+# start included; frames sent twice). CI saw 1.056 raw, 1.010 on the
+# wire. On the wire, both ways within 2 %:
 check "top upload rate / iperf3 goodput on the wire" \
     "$(ratio "$shown" "$(mbit "$(wire_bps "$goodput")")")" ge 0.98
 check "top upload rate / iperf3 goodput on the wire " \

@@ -22,7 +22,8 @@
 #  3. Scraping never delays the packet path: one TCP upload at 20 Mbit with
 #     a 20 Hz ping, alone and then while 50 keep-alive clients each scrape
 #     20 times a second (1000 scrapes/s): goodput within 2 % and ping
-#     median within 1 ms of the run without scraping. The scraper is one
+#     median within 1 ms of the run without scraping (a pair of runs that
+#     misses is run once more, and the second asserted). The scraper is one
 #     C process with a poll() loop (tests/netns/scrape), light enough not
 #     to be starved of CPU (or to starve caked) on a loaded machine.
 . "$(dirname "$0")/lib.sh"
@@ -234,7 +235,7 @@ cpu_ticks()
 
 # load_run LABEL [SCRAPE]: one TCP upload + 20 Hz ping, scraped or not;
 # prints "goodput_bps ping_median_ms scrapes_ok scrape_errors caked_cpu_%
-# scraper_cpu_%".
+# scraper_cpu_% retransmits".
 load_run()
 {
 	local label=$1 spid="" res="0 0 0 0" t0 t1 c0 c1
@@ -255,35 +256,71 @@ load_run()
 	echo "$LOAD_GOODPUT $1 $(echo "$res" | awk '{ print $2, $3 }')" \
 	    "$(awk -v c="$((c1 - c0))" -v hz="$(getconf CLK_TCK)" -v a="$t0" \
 	    -v b="$t1" 'BEGIN { printf "%.1f", 100 * c / hz / (b - a) }')" \
-	    "$(echo "$res" | awk '{ print $4 }')"
+	    "$(echo "$res" | awk '{ print ($4 == "") ? "-" : $4 }')" \
+	    "$(jq -r '.end.sum_sent.retransmits // "?"' \
+	    "$NETNS_TMP/$label-iperf.json" 2>/dev/null)"
 }
 
+# The bounds of part 3, and whether a pair of runs met them.
+GOODPUT_RATIO_MIN=0.98
+MEDIAN_RISE_MAX=1
+goodput_ratio() { ratio "$s_bps" "$b_bps"; }
+median_rise()
+{
+	awk -v a="$s_med" -v b="$b_med" 'BEGIN { printf "%.3f", a - b }'
+}
+pair_met()
+{
+	[ "$(bound_met "$(goodput_ratio)" ge "$GOODPUT_RATIO_MIN")" = 1 ] &&
+	    [ "$(bound_met "$(median_rise)" lt "$MEDIAN_RISE_MAX")" = 1 ]
+}
+
+# scrape_pair TRY: a run without scraping, then one with; prints both.
+scrape_pair()
+{
+	local base scraped
+
+	base=$(load_run "quiet$1")
+	scraped=$(load_run "scraped$1" yes)
+	set -- $base
+	b_bps=$1 b_med=$2 b_cpu=$5 b_rtx=$7
+	set -- $scraped
+	s_bps=$1 s_med=$2 s_ok=$3 s_err=$4 s_cpu=$5 scraper_cpu=$6 s_rtx=$7
+	echo
+	printf '%-28s %12s %14s %10s %6s  %s\n' "one TCP upload, 20 Mbit" \
+	    "goodput Mb/s" "ping median ms" "caked CPU" "retx" \
+	    "scrapes in ${SECS} s"
+	printf '%-28s %12s %14s %9s%% %6s  %s\n' "no scraping" \
+	    "$(mbit "$b_bps")" "$b_med" "$b_cpu" "$b_rtx" 0
+	printf '%-28s %12s %14s %9s%% %6s  %s\n' "50 clients x 20 scrapes/s" \
+	    "$(mbit "$s_bps")" "$s_med" "$s_cpu" "$s_rtx" \
+	    "$s_ok ok, $s_err failed"
+	log "exposition: $(wc -c <"$NETNS_TMP/metrics.prom") bytes," \
+	    "$(grep -c '^caked_' "$NETNS_TMP/metrics.prom") samples;" \
+	    "the scraper used ${scraper_cpu}% of a CPU; load average" \
+	    "$(cut -d' ' -f1-3 /proc/loadavg)"
+	echo
+}
+
+# One TCP flow's goodput over 15 s moves by a few per cent when a loss
+# burst costs it a retransmission timeout, scraped or not (CI once saw
+# 0.968 with ASan, then 0.998-1.000 in three runs on the same build). A
+# pair that misses a bound is run once more, and the second pair is
+# asserted: a slowdown that scraping causes misses both.
 metrics_start 'options = "bandwidth 20mbit nat dual-srchost"'
-base=$(load_run quiet)
-load_run scraped yes >"$NETNS_TMP/scraped.txt"
-scraped=$(cat "$NETNS_TMP/scraped.txt")
-set -- $base
-b_bps=$1 b_med=$2 b_cpu=$5
-set -- $scraped
-s_bps=$1 s_med=$2 s_ok=$3 s_err=$4 s_cpu=$5 scraper_cpu=${6:-?}
-echo
-printf '%-28s %12s %14s %10s  %s\n' "one TCP upload, 20 Mbit" \
-    "goodput Mb/s" "ping median ms" "caked CPU" "scrapes in ${SECS} s"
-printf '%-28s %12s %14s %9s%%  %s\n' "no scraping" "$(mbit "$b_bps")" \
-    "$b_med" "$b_cpu" 0
-printf '%-28s %12s %14s %9s%%  %s\n' "50 clients x 20 scrapes/s" \
-    "$(mbit "$s_bps")" "$s_med" "$s_cpu" "$s_ok ok, $s_err failed"
-log "exposition: $(wc -c <"$NETNS_TMP/metrics.prom") bytes," \
-    "$(grep -c '^caked_' "$NETNS_TMP/metrics.prom") samples;" \
-    "the scraper used ${scraper_cpu}% of a CPU; load average" \
-    "$(cut -d' ' -f1-3 /proc/loadavg)"
-echo
+for try in 1 2; do
+	scrape_pair "$try"
+	pair_met && break
+	[ "$try" = 1 ] && log "goodput ratio $(goodput_ratio), median rise" \
+	    "$(median_rise) ms: a bound missed; the pair once more" \
+	    "(the second is asserted)"
+done
 check "goodput without scraping Mbit/s" "$(mbit "$b_bps")" ge 15
 check "scrapes answered (of ~$((50 * 20 * SECS)))" "$s_ok" ge \
     $((50 * 20 * SECS / 2))
 check "scrapes failed" "$s_err" eq 0
-check "goodput scraped / not scraped" "$(ratio "$s_bps" "$b_bps")" ge 0.98
-check "ping median scraped - not scraped ms" \
-    "$(awk -v a="$s_med" -v b="$b_med" 'BEGIN { printf "%.3f", a - b }')" \
-    lt 1
+check "goodput scraped / not scraped" "$(goodput_ratio)" ge \
+    "$GOODPUT_RATIO_MIN"
+check "ping median scraped - not scraped ms" "$(median_rise)" lt \
+    "$MEDIAN_RISE_MAX"
 netns_finish

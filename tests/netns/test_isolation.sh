@@ -242,26 +242,32 @@ $(printf '%-18s %8d %8d %7s %8s %6s %9d %9d' "$label" \
     "$TAPDROP")"
 }
 
+# The bounds on A, and on what B must offer, as fractions or limits.
+LOSS_MAX=0.1		# A's ping loss, %
+MEDIAN_MAX=2		# A's ping median above idle, ms
+SHARE_MIN=45		# A's TCP share at a shaped rate, %
+OFFERED_MIN=0.95	# B's offered pkt/s, as a fraction of the pacing
+
+met() { [ "$(bound_met "$@")" = 1 ]; }
+
 # median_ok: whether A's ping median in the last flood stayed within
-# 2 ms of idle.
-median_ok()
+# MEDIAN_MAX of idle.
+median_ok() { met "$ABOVE" le "$MEDIAN_MAX"; }
+
+# pings_ok: whether the last flood kept A whole: loss and median.
+pings_ok() { met "$LOSS" le "$LOSS_MAX" && median_ok; }
+
+# offered_floor PPS: the pkt/s B must offer when paced at PPS.
+offered_floor()
 {
-	awk -v a="$ABOVE" 'BEGIN { exit !(a ~ /^-?[0-9.]+$/ && a + 0 <= 2) }'
+	awk -v p="$1" -v f="$OFFERED_MIN" 'BEGIN { printf "%d", f * p }'
 }
 
-# pings_ok: whether the last flood kept A whole: ping loss <= 0.1 % and
-# median within 2 ms of idle.
-pings_ok()
-{
-	awk -v p="$LOSS" 'BEGIN { exit !(p ~ /^[0-9.]+$/ && p + 0 <= 0.1) }' &&
-	    median_ok
-}
+# offered PPS: whether B offered offered_floor PPS in the last flood.
+offered() { met "$OFFERED" ge "$(offered_floor "$1")"; }
 
-# offered PPS: whether B offered PPS or more (within 5 %) in the last flood.
-offered()
-{
-	awk -v o="$OFFERED" -v pps="$1" 'BEGIN { exit !(o >= 0.95 * pps) }'
-}
+# share_ok RATE: whether A kept its TCP share (at a shaped RATE only).
+share_ok() { [ "$1" = unlimited ] || met "$SHARE" ge "$SHARE_MIN"; }
 
 # sustains PPS: whether the last flood through the bare forwarder,
 # offered at PPS or more, kept A whole and lost none of B's frames.
@@ -299,8 +305,7 @@ search()
 # kept A within every bound (at a shaped RATE, A's TCP share too).
 bounds_met()
 {
-	offered "$2" && pings_ok && { [ "$1" = unlimited ] ||
-	    awk -v s="$SHARE" 'BEGIN { exit !(s + 0 >= 45) }'; }
+	offered "$2" && pings_ok && share_ok "$1"
 }
 
 # whole_flood: whether caked read the whole of the last flood: under 1 %
@@ -390,31 +395,35 @@ caked_case()
 	case $assert in
 	all)
 		[ "$pps" = 0 ] || check "$label: B offered pkt/s" "$OFFERED" \
-		    ge "$(awk -v p="$pps" 'BEGIN { printf "%d", 0.95 * p }')"
-		check "$label: A ping loss %" "$LOSS" le 0.1
-		check "$label: A ping median above idle ms" "$ABOVE" le 2
+		    ge "$(offered_floor "$pps")"
+		check "$label: A ping loss %" "$LOSS" le "$LOSS_MAX"
+		check "$label: A ping median above idle ms" "$ABOVE" le \
+		    "$MEDIAN_MAX"
 		[ "$rate" = unlimited ] ||
-		    check "$label: A TCP share %" "$SHARE" ge 45
+		    check "$label: A TCP share %" "$SHARE" ge "$SHARE_MIN"
 		;;
 	full)
 		check "$label: pkt/s taken, 90 % of the bare forwarder's" \
 		    "$DELIVERED" ge "$(full_take)"
 		if whole_flood; then
-			check "$label: A ping median above idle ms" "$ABOVE" le 2
+			check "$label: A ping median above idle ms" \
+			    "$ABOVE" le "$MEDIAN_MAX"
 		else
 			log "$label: $TAPDROP of B's $SENT frames were lost in" \
 			    "the TAP queues before caked read them, A's queue" \
 			    "among them: its median is the kernel queue's"
-			target "$label: A ping median above idle ms" "$ABOVE" le 2
+			target "$label: A ping median above idle ms" \
+			    "$ABOVE" le "$MEDIAN_MAX"
 		fi
-		target "$label: A ping loss %" "$LOSS" le 0.1
-		target "$label: A TCP share %" "$SHARE" ge 45
+		target "$label: A ping loss %" "$LOSS" le "$LOSS_MAX"
+		target "$label: A TCP share %" "$SHARE" ge "$SHARE_MIN"
 		;;
 	*)
-		target "$label: A ping loss %" "$LOSS" le 0.1
-		target "$label: A ping median above idle ms" "$ABOVE" le 2
+		target "$label: A ping loss %" "$LOSS" le "$LOSS_MAX"
+		target "$label: A ping median above idle ms" "$ABOVE" le \
+		    "$MEDIAN_MAX"
 		[ "$rate" = unlimited ] ||
-		    target "$label: A TCP share %" "$SHARE" ge 45
+		    target "$label: A TCP share %" "$SHARE" ge "$SHARE_MIN"
 		;;
 	esac
 }

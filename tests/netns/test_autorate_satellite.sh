@@ -278,22 +278,16 @@ step_table()
 # its own bounds (p95, goodput): for tuning, about 2 min.
 # SAT_ORACLE_ONLY=1 runs the oracle alone and prints the bounds as
 # targets: what the testbed itself allows on the day.
-labels="in"
 if [ "${SAT_ORACLE_ONLY:-0}" != 0 ]; then
-	run oracle oracle
-	res_or=$RES
 	labels="or"
+elif [ "${SAT_INBAND_ONLY:-0}" != 0 ]; then
+	labels="in"
 else
-	run inband yes
-	res_in=$RES
-fi
-if [ "${SAT_INBAND_ONLY:-0}" = 0 ] && [ "${SAT_ORACLE_ONLY:-0}" = 0 ]; then
-	run probeonly no
-	res_po=$RES
-	run oracle oracle
-	res_or=$RES
 	labels="in po or"
 fi
+case " $labels " in *" in "*) run inband yes; res_in=$RES ;; esac
+case " $labels " in *" po "*) run probeonly no; res_po=$RES ;; esac
+case " $labels " in *" or "*) run oracle oracle; res_or=$RES ;; esac
 
 echo
 echo "satellite-like link: $NSTEPS steps of $STEP_S s, bulk TCP both ways," \

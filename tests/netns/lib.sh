@@ -657,6 +657,13 @@ netns_goodput()
 	printf '%.0f\n' "${bps:-0}"
 }
 
+# netns_retransmits JSONFILE: the TCP segments the iperf3 sender
+# retransmitted ("?" when the file has no such figure).
+netns_retransmits()
+{
+	jq -r '.end.sum_sent.retransmits // "?"' "$1" 2>/dev/null || echo "?"
+}
+
 # mbit BPS: bit/s as Mbit/s with two decimals.
 mbit()
 {
@@ -680,11 +687,17 @@ bound_met()
 	}'
 }
 
+# bound_ok VALUE OP LIMIT: bound_met as an exit status, for conditions.
+bound_ok()
+{
+	[ "$(bound_met "$@")" = 1 ]
+}
+
 # check NAME VALUE OP LIMIT: one pass/fail line with the measured figure
 # (bound_met says which).
 check()
 {
-	if [ "$(bound_met "$2" "$3" "$4")" = 1 ]; then
+	if bound_ok "$2" "$3" "$4"; then
 		printf 'PASS: %-44s %s (%s %s)\n' "$1" "$2" "$3" "$4"
 	else
 		printf 'FAIL: %-44s %s (want %s %s)\n' "$1" "$2" "$3" "$4"
@@ -699,7 +712,7 @@ target()
 {
 	local ok=MISSED
 
-	[ "$(bound_met "$2" "$3" "$4")" = 1 ] && ok=met
+	bound_ok "$2" "$3" "$4" && ok=met
 	log "target $1: $2 ($3 $4) $ok (not asserted)"
 }
 

@@ -248,14 +248,12 @@ MEDIAN_MAX=2		# A's ping median above idle, ms
 SHARE_MIN=45		# A's TCP share at a shaped rate, %
 OFFERED_MIN=0.95	# B's offered pkt/s, as a fraction of the pacing
 
-met() { [ "$(bound_met "$@")" = 1 ]; }
-
 # median_ok: whether A's ping median in the last flood stayed within
 # MEDIAN_MAX of idle.
-median_ok() { met "$ABOVE" le "$MEDIAN_MAX"; }
+median_ok() { bound_ok "$ABOVE" le "$MEDIAN_MAX"; }
 
 # pings_ok: whether the last flood kept A whole: loss and median.
-pings_ok() { met "$LOSS" le "$LOSS_MAX" && median_ok; }
+pings_ok() { bound_ok "$LOSS" le "$LOSS_MAX" && median_ok; }
 
 # offered_floor PPS: the pkt/s B must offer when paced at PPS.
 offered_floor()
@@ -264,10 +262,10 @@ offered_floor()
 }
 
 # offered PPS: whether B offered offered_floor PPS in the last flood.
-offered() { met "$OFFERED" ge "$(offered_floor "$1")"; }
+offered() { bound_ok "$OFFERED" ge "$(offered_floor "$1")"; }
 
 # share_ok RATE: whether A kept its TCP share (at a shaped RATE only).
-share_ok() { [ "$1" = unlimited ] || met "$SHARE" ge "$SHARE_MIN"; }
+share_ok() { [ "$1" = unlimited ] || bound_ok "$SHARE" ge "$SHARE_MIN"; }
 
 # sustains PPS: whether the last flood through the bare forwarder,
 # offered at PPS or more, kept A whole and lost none of B's frames.

@@ -257,8 +257,7 @@ load_run()
 	    "$(awk -v c="$((c1 - c0))" -v hz="$(getconf CLK_TCK)" -v a="$t0" \
 	    -v b="$t1" 'BEGIN { printf "%.1f", 100 * c / hz / (b - a) }')" \
 	    "$(echo "$res" | awk '{ print ($4 == "") ? "-" : $4 }')" \
-	    "$(jq -r '.end.sum_sent.retransmits // "?"' \
-	    "$NETNS_TMP/$label-iperf.json" 2>/dev/null)"
+	    "$(netns_retransmits "$NETNS_TMP/$label-iperf.json")"
 }
 
 # The bounds of part 3, and whether a pair of runs met them.
@@ -271,8 +270,8 @@ median_rise()
 }
 pair_met()
 {
-	[ "$(bound_met "$(goodput_ratio)" ge "$GOODPUT_RATIO_MIN")" = 1 ] &&
-	    [ "$(bound_met "$(median_rise)" lt "$MEDIAN_RISE_MAX")" = 1 ]
+	bound_ok "$(goodput_ratio)" ge "$GOODPUT_RATIO_MIN" &&
+	    bound_ok "$(median_rise)" lt "$MEDIAN_RISE_MAX"
 }
 
 # scrape_pair TRY: a run without scraping, then one with; prints both.
@@ -304,7 +303,7 @@ scrape_pair()
 
 # One TCP flow's goodput over 15 s moves by a few per cent when a loss
 # burst costs it a retransmission timeout, scraped or not (CI once saw
-# 0.968 with ASan, then 0.998-1.000 in three runs on the same build). A
+# 0.968 with ASan, then 0.998-1.000 in four runs on the same build). A
 # pair that misses a bound is run once more, and the second pair is
 # asserted: a slowdown that scraping causes misses both.
 metrics_start 'options = "bandwidth 20mbit nat dual-srchost"'

@@ -62,7 +62,7 @@ shown=$(awk '{ s += $1 } END { if (NR) printf "%.2f", s / NR }' \
     "$NETNS_TMP/figures.txt")
 drops=$(awk '$2 > 0 { n++ } END { print n + 0 }' "$NETNS_TMP/figures.txt")
 log "iperf3 goodput $(mbit "$goodput") Mbit/s" \
-    "($(jq -r '.end.sum_sent.retransmits // "?"' "$NETNS_TMP/iperf.json")" \
+    "($(netns_retransmits "$NETNS_TMP/iperf.json")" \
     "retransmissions), top showed $shown Mbit/s on average over $n" \
     "frames, drops/s > 0 in $drops"
 check "frames captured with an upload line" "$n" ge $((SECS - 8))

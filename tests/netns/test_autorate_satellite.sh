@@ -33,7 +33,9 @@
 # SAT_INBAND_ONLY=1 runs the in-band controller alone (its own bounds),
 # SAT_ORACLE_ONLY=1 the oracle alone (the bounds printed as targets).
 # For tuning: SAT_THRESHOLD=10ms sets autorate-delay-threshold,
-# SAT_FLOWS=4 the bulk TCP flows each way (2 unless set), and
+# SAT_FLOWS=4 the bulk TCP flows each way (2 unless set),
+# SAT_HALF=upload (or download) sets that direction as the oracle does
+# in the controllers' runs, and
 # SAT_TRACE=1 samples caked's drop counters and the TCP senders' windows
 # (ss -ti) and prints per step where the losses came and how long the
 # windows took to fill the capacity.
@@ -43,6 +45,10 @@
 caked_ar_init ping iperf3 jq ss
 
 STEP_S=${SAT_STEP_S:-15}
+case ${SAT_HALF:-} in
+""|upload|download) ;;
+*) fail "SAT_HALF=$SAT_HALF: upload or download" ;;
+esac
 # The fixed pseudo-random sequence: download and upload Mbit, base RTT ms
 # (each step within +-15 ms of the one before).
 DOWN_SEQ="40 12 55 8 30 60 5 25"
@@ -54,12 +60,13 @@ topo_modem
 iperf_servers 5201 5202
 
 # oracle_set UP DOWN: the oracle's rates, 95 % of the step's capacity
-# (caked charges IP packets, the modem frames a few bytes longer).
+# (caked charges IP packets, the modem frames a few bytes longer), in
+# the directions of ORACLE_DIRS.
 oracle_set()
 {
 	local dir mb
 
-	for dir in upload download; do
+	for dir in $ORACLE_DIRS; do
 		[ "$dir" = upload ] && mb=$1 || mb=$2
 		"$CAKECTL" -s "$NETNS_TMP/caked.sock" set "$dir" bandwidth \
 		    "$(awk -v m="$mb" 'BEGIN { printf "%dkbit", m * 950 }')" \
@@ -164,21 +171,27 @@ trace_table()
 
 # run LABEL PASSIVE: one run of the sequence; its figures into RES.
 # PASSIVE oracle: no autorate, the rate set to each step's capacity.
+# SAT_HALF=upload or download: the controller's runs have that direction
+# set as the oracle's, to tell what each direction's controller costs.
 run()
 {
-	local label=$1 passive=$2 i total d u r ar
+	local label=$1 passive=$2 i total d u r ar up down
 
 	total=$(awk -v s="$STEP_S" -v n="$NSTEPS" 'BEGIN { print int(s * n + 0.5) }')
 	modem_start "$label" -q 1000 -r 20mbit -R 40mbit
 	ar=$(caked_ar_lines 2mbit 10mbit 70mbit)
 	[ -n "${SAT_THRESHOLD:-}" ] && ar="$ar
 autorate-delay-threshold = $SAT_THRESHOLD"
+	up=$ar down=$ar ORACLE_DIRS=${SAT_HALF:-}
+	[ "$ORACLE_DIRS" = upload ] && up="bandwidth = 19mbit"
+	[ "$ORACLE_DIRS" = download ] && down="bandwidth = 38mbit"
 	if [ "$passive" = oracle ]; then
+		ORACLE_DIRS="upload download"
 		caked_ar_start "$label" "" "bandwidth = 19mbit" \
 		    "bandwidth = 38mbit"
 	else
 		caked_ar_start "$label" "autorate-reflectors = $SERVER_IP
-autorate-passive = $passive" "$ar" "$ar"
+autorate-passive = $passive" "$up" "$down"
 	fi
 	log "$label: $total s, steps of $STEP_S s"
 	bulk_bg "$label-up" "$total" 5201 -P "${SAT_FLOWS:-2}"
@@ -195,7 +208,7 @@ autorate-passive = $passive" "$ar" "$ar"
 		r=$(echo $RTT_SEQ | cut -d' ' -f"$i")
 		modem_cmd "phase s$i" "down rate ${d}mbit" "up rate ${u}mbit" \
 		    "both delay $(awk -v r="$r" 'BEGIN { print r / 2 }')"
-		[ "$passive" = oracle ] && oracle_set "$u" "$d"
+		[ -n "$ORACLE_DIRS" ] && oracle_set "$u" "$d"
 		echo "$(now) $d $u $r" >>"$NETNS_TMP/$label-steps.txt"
 		sleep "$STEP_S"
 	done

@@ -188,7 +188,8 @@ ping_first()
 	awk '/packets transmitted/ { sent = $1 }
 	    /icmp_seq=/ { s = $0; sub(/.*icmp_seq=/, "", s); sub(/ .*/, "", s)
 		t = $0; sub(/.*time=/, "", t); sub(/ .*/, "", t)
-		if (s == 1) first = t; else if (s > 1) rest++ }
+		if (s == 1) first = t; else if (s > 1 && !(s in got)) {
+			got[s] = 1; rest++ } }
 	    END { if (sent < 2) { print (first == "" ? "lost" : first), "nan"
 			exit }
 		printf "%s %.1f\n", (first == "" ? "lost" : first),

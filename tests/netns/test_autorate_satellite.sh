@@ -182,13 +182,13 @@ run()
 	ar=$(caked_ar_lines 2mbit 10mbit 70mbit)
 	[ -n "${SAT_THRESHOLD:-}" ] && ar="$ar
 autorate-delay-threshold = $SAT_THRESHOLD"
-	up=$ar down=$ar ORACLE_DIRS=${SAT_HALF:-}
-	[ "$ORACLE_DIRS" = upload ] && up="bandwidth = 19mbit"
-	[ "$ORACLE_DIRS" = download ] && down="bandwidth = 38mbit"
+	ORACLE_DIRS=${SAT_HALF:-}
+	[ "$passive" = oracle ] && ORACLE_DIRS="upload download"
+	up=$ar down=$ar
+	case " $ORACLE_DIRS " in *" upload "*) up="bandwidth = 19mbit" ;; esac
+	case " $ORACLE_DIRS " in *" download "*) down="bandwidth = 38mbit" ;; esac
 	if [ "$passive" = oracle ]; then
-		ORACLE_DIRS="upload download"
-		caked_ar_start "$label" "" "bandwidth = 19mbit" \
-		    "bandwidth = 38mbit"
+		caked_ar_start "$label" "" "$up" "$down"
 	else
 		caked_ar_start "$label" "autorate-reflectors = $SERVER_IP
 autorate-passive = $passive" "$up" "$down"

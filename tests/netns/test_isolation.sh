@@ -262,7 +262,8 @@ flood()
 	log "$label: A ping idle median $IDLE_MED ms; flood" \
 	    "median/p95/max/loss%/n $ST; A TCP $(mbit "$BPS") Mbit/s" \
 	    "($SHARE % of 20 Mbit)"
-	log "$label: A's first ping $FIRST (ms), loss of the rest" \
+	log "$label: A's first ping $FIRST$([ "$FIRST" = lost ] ||
+	    echo " ms"), loss of the rest" \
 	    "$LOSS_REST %; the bounds hold $([ "$pps" = 0 ] &&
 	    echo "the rest's" || echo "all pings'")"
 	SUMMARY="$SUMMARY

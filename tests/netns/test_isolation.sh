@@ -308,6 +308,9 @@ sustains()
 # the full flood.
 FRACTIONS="0.8 0.65 0.55 0.45 0.37 0.3"
 
+# fraction_pps FULL F: F of FULL pkt/s, whole.
+fraction_pps() { awk -v d="$1" -v f="$2" 'BEGIN { printf "%d", d * f }'; }
+
 # search FLOWS FULL: with the bare forwarder running, the flood paced at
 # falling fractions of FULL (pkt/s it took under the full flood); sets
 # SUSTAINED to the first rate it sustains, 0 if none.
@@ -317,8 +320,7 @@ search()
 
 	SUSTAINED=0
 	for f in $FRACTIONS; do
-		pps=$(awk -v d="$full" -v f="$f" \
-		    'BEGIN { printf "%d", d * f }')
+		pps=$(fraction_pps "$full" "$f")
 		[ "$pps" -gt 0 ] || return 0
 		flood "search-$flows-$f" tapfwd unlimited "$flows" "$pps" \
 		    "$PROBE_SECS" 0.05
@@ -384,8 +386,7 @@ step_down()
 
 	RETRY_PPS=$3
 	for f in $FRACTIONS; do
-		pps=$(awk -v d="$BARE_FULL" -v f="$f" \
-		    'BEGIN { printf "%d", d * f }')
+		pps=$(fraction_pps "$BARE_FULL" "$f")
 		[ "$pps" -lt "$3" ] || continue
 		if bare_sustains "$label-bare-$f" "$flows" "$pps"; then
 			RETRY_PPS=$pps

@@ -27,19 +27,23 @@
 # A's own upload would fill the queues its ping waits in), where the
 # flood's frames went: delivered to the server (UDP to a closed port),
 # dropped by caked (engine drops and io rx_nobuf), on the LAN TAP's
-# queues (TX dropped) before the forwarder read them, and in the
-# kernel's per-CPU backlog (softnet, machine-wide).
+# queues (TX dropped) before the forwarder read them, in the kernel's
+# per-CPU backlog (softnet, machine-wide), and at B's own neighbour
+# layer (ARP, machine-wide): frames sent while B's entry for its gateway
+# was unresolved, which happens when B's ARP probes are lost in the
+# flood's TAP queue.
 #
 # Asserted for caked at S, shaped and unlimited, both flood shapes: B
 # offers S (within 5 %), A's ping loss <= 0.1 %, A's ping median <= 2 ms
 # above idle, A's TCP share >= 45 % (shaped). Asserted for every caked
 # run: B's datagrams reach the server, and the flood's losses are
-# accounted for by caked's drops plus the TAP queues' and the backlog's
-# (within 5 % of what B sent). Under the full flood the shaped one-flow
-# case is asserted in full too (two queues keep A off the flood's queue;
-# with queues-per-device = 1 in NETNS_CONF_GENERAL it fails), from A's
-# first exchange in the flood on: the kernel sends a flow to the queue
-# caked last wrote it on, before the flood, so A's first ping may wait
+# accounted for by caked's drops plus the TAP queues', the backlog's and
+# the neighbour layer's (within 5 % of what B sent). Under the full
+# flood the shaped one-flow case is asserted in full too (two queues
+# keep A off the flood's queue; with queues-per-device = 1 in
+# NETNS_CONF_GENERAL it fails), from A's first exchange in the flood
+# on: the kernel sends a flow to the queue caked last wrote it on,
+# before the flood, so A's first ping may wait
 # in the flood's queue, and is lost if it finds it full (seen in CI and
 # under a CPU hog). Under the full flood A's loss bound holds for the
 # pings after the first; the first one's fate is printed. In the
@@ -114,6 +118,18 @@ softnet_drops()
 	echo "$n"
 }
 
+# neigh_drops: frames the IPv4 neighbour layer discarded while their next
+# hop was unresolved, machine-wide (the ARP table's counters are global).
+neigh_drops()
+{
+	local n=0 h
+
+	for h in $(awk 'NR > 1 { print $12 }' /proc/net/stat/arp_cache); do
+		n=$((n + 16#$h))
+	done
+	echo "$n"
+}
+
 # caked_drops: the upload direction's engine drops plus frames read and
 # discarded for want of a buffer.
 caked_drops()
@@ -133,12 +149,12 @@ udp_noports()
 }
 
 # counters: LAN TAP handed to the reader, its queue drops, B's datagrams
-# at the server, backlog drops.
+# at the server, backlog drops, neighbour drops.
 counters()
 {
 	echo "$(link_stat "$NS_R" "$LAN_DEV" TX 2)" \
 	    "$(link_stat "$NS_R" "$LAN_DEV" TX 4)" \
-	    "$(udp_noports)" "$(softnet_drops)"
+	    "$(udp_noports)" "$(softnet_drops)" "$(neigh_drops)"
 }
 
 # start FWD RATE: caked at RATE, or the bare forwarder; sets IDLE_MED, A's
@@ -174,9 +190,11 @@ flood_counts()
 	TAPDROP=$(( c1[1] - c0[1] ))
 	RX=$(( c1[2] - c0[2] ))
 	BACKLOG=$(( c1[3] - c0[3] ))
+	NEIGH=$(( c1[4] - c0[4] ))
 	LOST=$(( SENT - RX ))
 	UNACC=$(awk -v l="$LOST" -v d="$DROPS" -v t="$TAPDROP" \
-	    -v k="$BACKLOG" -v s="$SENT" 'BEGIN { u = l - d - t - k
+	    -v k="$BACKLOG" -v n="$NEIGH" -v s="$SENT" 'BEGIN {
+		u = l - d - t - k - n
 		if (u < 0) u = -u
 		printf "%.1f", (s > 0 ? 100 * u / s : 100) }')
 	LOSTPCT=$(awk -v l="$LOST" -v s="$SENT" \
@@ -218,7 +236,7 @@ flood_ping()
 # second) while A pings every INTERVAL s, from 1 s in to 2 s before the
 # end, and uploads one TCP flow. Sets SENT, TAKEN, DELIVERED (pkt/s the
 # LAN TAP handed to the forwarder), RX, LOST, LOSTPCT, DROPS (caked's),
-# TAPDROP, BACKLOG, UNACC (% of SENT), ST, MED, LOSS, ABOVE, BPS, SHARE;
+# TAPDROP, BACKLOG, NEIGH, UNACC (% of SENT), ST, MED, LOSS, ABOVE, BPS, SHARE;
 # prints them.
 flood()
 {
@@ -257,7 +275,8 @@ flood()
 	log "$label: $fwd $rate, B offered $((SENT / secs)) pkt/s from" \
 	    "$flows flow(s)$paced; LAN TAP handed over $DELIVERED pkt/s"
 	log "$label: B's lost $LOST ($LOSTPCT %) = $fwd drops $DROPS +" \
-	    "TAP queue drops $TAPDROP + backlog drops $BACKLOG" \
+	    "TAP queue drops $TAPDROP + backlog drops $BACKLOG +" \
+	    "neighbour drops $NEIGH" \
 	    "(unaccounted $UNACC % of sent)"
 	log "$label: A ping idle median $IDLE_MED ms; flood" \
 	    "median/p95/max/loss%/n $ST; A TCP $(mbit "$BPS") Mbit/s" \

@@ -41,21 +41,20 @@
 # the neighbour layer's (within 5 % of what B sent). Under the full
 # flood the shaped one-flow case is asserted in full too (two queues
 # keep A off the flood's queue; with queues-per-device = 1 in
-# NETNS_CONF_GENERAL it fails), from A's first exchange in the flood
-# on: the kernel sends a flow to the queue caked last wrote it on,
-# before the flood, so A's first ping may wait
-# in the flood's queue, and is lost if it finds it full (seen in CI and
-# under a CPU hog). Under the full flood A's loss bound holds for the
-# pings after the first; the first one's fate is printed. In the
-# shaped 16-flow case caked must take at least 90 % of the frames a
-# second the bare forwarder took under the full flood, and A's median is
-# asserted when caked read the whole flood (under 1 % of it lost in the
-# TAP queues); the rest is printed as targets: the full flood is beyond
-# what the bare forwarder takes (step 1), and 16 flows reach every
-# queue, so A's frames wait and drop in the kernel's TAP queue, where
-# caked cannot reach them, whenever caked reads less than all of it. A
-# search in which the bare forwarder sustains no rate fails; its own
-# figures are printed only.
+# NETNS_CONF_GENERAL it fails), from A's first exchange in the flood on:
+# the kernel sends a flow to the queue caked last wrote it on, before
+# the flood, so A's first ping may wait in the flood's queue, and is
+# lost if it finds it full (seen in CI and under a CPU hog). Under the
+# full flood A's loss bound holds for the pings after the first; the
+# first one's fate is printed. In the shaped 16-flow case caked must
+# take at least 90 % of the frames a second the bare forwarder took
+# under the full flood, and A's median is asserted when caked read the
+# whole flood (under 1 % of it lost in the TAP queues); the rest is
+# printed as targets: the full flood is beyond what the bare forwarder
+# takes (step 1), and 16 flows reach every queue, so A's frames wait and
+# drop in the kernel's TAP queue, where caked cannot reach them,
+# whenever caked reads less than all of it. A search in which the bare
+# forwarder sustains no rate fails; its own figures are printed only.
 #
 # The machine CI and development share may be busy with other work: the
 # whole testbed runs at nice -10, and a miss of caked at S is run once
@@ -107,28 +106,24 @@ link_stat()
 	    awk -v d="$3:" -v f="$4" '$1 == d { getline; print $f }'
 }
 
-# softnet_drops: frames the per-CPU backlogs dropped, machine-wide.
-softnet_drops()
+# hex_sum FILE COLUMN [HEADER]: the sum of a column of hexadecimal
+# counters, one row per CPU, after HEADER lines (none unless given).
+hex_sum()
 {
 	local n=0 h
 
-	for h in $(awk '{ print $2 }' /proc/net/softnet_stat); do
+	for h in $(awk -v c="$2" -v s="${3:-0}" 'NR > s { print $c }' "$1"); do
 		n=$((n + 16#$h))
 	done
 	echo "$n"
 }
+
+# softnet_drops: frames the per-CPU backlogs dropped, machine-wide.
+softnet_drops() { hex_sum /proc/net/softnet_stat 2; }
 
 # neigh_drops: frames the IPv4 neighbour layer discarded while their next
 # hop was unresolved, machine-wide (the ARP table's counters are global).
-neigh_drops()
-{
-	local n=0 h
-
-	for h in $(awk 'NR > 1 { print $12 }' /proc/net/stat/arp_cache); do
-		n=$((n + 16#$h))
-	done
-	echo "$n"
-}
+neigh_drops() { hex_sum /proc/net/stat/arp_cache 12 1; }
 
 # caked_drops: the upload direction's engine drops plus frames read and
 # discarded for want of a buffer.
@@ -236,8 +231,8 @@ flood_ping()
 # second) while A pings every INTERVAL s, from 1 s in to 2 s before the
 # end, and uploads one TCP flow. Sets SENT, TAKEN, DELIVERED (pkt/s the
 # LAN TAP handed to the forwarder), RX, LOST, LOSTPCT, DROPS (caked's),
-# TAPDROP, BACKLOG, NEIGH, UNACC (% of SENT), ST, MED, LOSS, ABOVE, BPS, SHARE;
-# prints them.
+# TAPDROP, BACKLOG, NEIGH, UNACC (% of SENT), ST, MED, LOSS, ABOVE, BPS,
+# SHARE; prints them.
 flood()
 {
 	local label=$1 fwd=$2 rate=$3 flows=$4 pps=$5 secs=$6 iv=$7

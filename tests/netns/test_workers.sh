@@ -177,10 +177,10 @@ for rate in 20 100; do
 		[ "$try" -lt 3 ] && log "short, or more than 2 % apart:" \
 		    "the pair once more"
 	done
-	for w in 1 2; do
-		eval "acc=\$acc$w"
-		check "accuracy @ $rate Mbit, workers = $w" "$acc" ge 0.93
-		check "accuracy @ $rate Mbit, workers = $w" "$acc" le 1.005
+	for w in "1 $acc1" "2 $acc2"; do
+		set -- $w
+		check "accuracy @ $rate Mbit, workers = $1" "$2" ge 0.93
+		check "accuracy @ $rate Mbit, workers = $1" "$2" le 1.005
 	done
 	check "|workers 2 - workers 1| @ $rate Mbit %" "$diff" le 2
 done

@@ -34,6 +34,8 @@
 # SAT_ORACLE_ONLY=1 the oracle alone (the bounds printed as targets).
 # For tuning: SAT_THRESHOLD=10ms sets autorate-delay-threshold,
 # SAT_FLOWS=4 the bulk TCP flows each way (2 unless set),
+# SAT_BASE_UP and SAT_BASE_DOWN (say 15mbit, 30mbit) autorate-base of
+# that direction (10mbit unless set),
 # SAT_HALF=upload (or download) sets that direction as the oracle does
 # in the controllers' runs, and
 # SAT_TRACE=1 samples caked's drop counters and the TCP senders' windows
@@ -179,12 +181,13 @@ run()
 
 	total=$(awk -v s="$STEP_S" -v n="$NSTEPS" 'BEGIN { print int(s * n + 0.5) }')
 	modem_start "$label" -q 1000 -r 20mbit -R 40mbit
-	ar=$(caked_ar_lines 2mbit 10mbit 70mbit)
-	[ -n "${SAT_THRESHOLD:-}" ] && ar="$ar
+	ar=""
+	[ -n "${SAT_THRESHOLD:-}" ] && ar="
 autorate-delay-threshold = $SAT_THRESHOLD"
 	ORACLE_DIRS=${SAT_HALF:-}
 	[ "$passive" = oracle ] && ORACLE_DIRS="upload download"
-	up=$ar down=$ar
+	up="$(caked_ar_lines 2mbit ${SAT_BASE_UP:-10mbit} 70mbit)$ar"
+	down="$(caked_ar_lines 2mbit ${SAT_BASE_DOWN:-10mbit} 70mbit)$ar"
 	case " $ORACLE_DIRS " in *" upload "*) up="bandwidth = 19mbit" ;; esac
 	case " $ORACLE_DIRS " in *" download "*) down="bandwidth = 38mbit" ;; esac
 	if [ "$passive" = oracle ]; then

@@ -592,13 +592,36 @@ netns_ping()
 	ip netns exec "$1" ping -n -D -i 0.05 -W 1 -c "$3" "$2" >"$4" 2>&1
 }
 
-# Same, in the background; the PID is in PING_PID.
+# netns_bg NS DELAY COMMAND...: COMMAND in namespace NS in the
+# background, tracked ($! is its PID), after DELAY s if DELAY is set. The
+# namespace is entered at once and the delay spent inside it: entering
+# (ip netns exec's mounts, then the loader) takes tens of ms of CPU, and
+# on a machine that a load fills by then it took them from the forwarder
+# (test_isolation.sh: 24 to 1136 frames lost in the TAP queues at the
+# launch, a forwarder's first ping with them), so a command meant to
+# start under load is launched before it.
+netns_bg()
+{
+	local ns=$1 delay=$2
+
+	shift 2
+	if [ -n "$delay" ]; then
+		ip netns exec "$ns" sh -c 'sleep "$0"; exec "$@"' "$delay" \
+		    "$@" 9>&- &
+	else
+		ip netns exec "$ns" "$@" 9>&- &
+	fi
+	netns_track $!
+}
+
+# netns_ping_bg FROM_NS DEST COUNT OUTFILE [INTERVAL [DELAY]]: the same
+# in the background, every INTERVAL s (0.05 unless set), from DELAY s on
+# (netns_bg); the PID is in PING_PID.
 netns_ping_bg()
 {
-	ip netns exec "$1" ping -n -D -i "${5:-0.05}" -W 1 -c "$3" "$2" \
-	    >"$4" 2>&1 9>&- &
+	netns_bg "$1" "${6:-}" ping -n -D -i "${5:-0.05}" -W 1 -c "$3" "$2" \
+	    >"$4" 2>&1
 	PING_PID=$!
-	netns_track "$PING_PID"
 }
 
 # netns_ping_stats FILE: prints "median p95 max loss_pct count" (ms, %).
@@ -640,12 +663,22 @@ netns_iperf_server()
 # (add -R for server to client). Prints the receiver goodput in bit/s.
 netns_iperf()
 {
-	local out=$1 secs=$2
+	netns_iperf_bg "$1" "$2" "" "${@:3}"
+	wait "$IPERF_PID"
+	netns_goodput "$1"
+}
 
-	shift 2
-	timeout $((secs + 20)) ip netns exec "$NS_C" iperf3 -c "$SERVER_IP" \
-	    -J -t "$secs" -O 1 $IPERF_CC "$@" >"$out" 2>&1
-	netns_goodput "$out"
+# netns_iperf_bg OUTFILE SECONDS DELAY [iperf3 options]: the same in the
+# background, from DELAY s on (netns_bg); the PID is in IPERF_PID, the
+# goodput for netns_goodput in OUTFILE.
+netns_iperf_bg()
+{
+	local out=$1 secs=$2 delay=$3
+
+	shift 3
+	netns_bg "$NS_C" "$delay" timeout $((secs + 20)) iperf3 \
+	    -c "$SERVER_IP" -J -t "$secs" -O 1 $IPERF_CC "$@" >"$out" 2>&1
+	IPERF_PID=$!
 }
 
 # netns_goodput JSONFILE: receiver goodput in bit/s (0 when it failed).

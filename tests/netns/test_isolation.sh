@@ -226,22 +226,6 @@ flood_ping()
 		else printf "%.3f", a - b }')
 }
 
-# ns_after NS DELAY COMMAND...: COMMAND in namespace NS after DELAY s,
-# the namespace entered now; in the background only (it execs). A process started in a namespace (ip netns
-# exec's mounts, the loader) takes the CPU that the flood and the
-# forwarder fill for tens of ms: launched 1 s into the flood, A's ping
-# and upload cost the forwarders 45 to 1136 frames in the TAP queues
-# within 100 ms, and A's first ping with them, even through the bare
-# forwarder at rates it otherwise sustained. So both are launched
-# before the flood and start on time.
-ns_after()
-{
-	local ns=$1
-
-	shift
-	exec ip netns exec "$ns" sh -c 'sleep "$0"; exec "$@"' "$@"
-}
-
 # flood LABEL FWD RATE FLOWS PPS SECS INTERVAL: with FWD running at RATE,
 # B floods for SECS s (PPS 0: as fast as it can, else paced at PPS a
 # second) while A uploads one TCP flow from 1 s in and pings every
@@ -253,7 +237,7 @@ ns_after()
 flood()
 {
 	local label=$1 fwd=$2 rate=$3 flows=$4 pps=$5 secs=$6 iv=$7
-	local t=$NETNS_TMP/$1 c0 d0=0 pid ipid pace="" paced="" cap="" n isecs
+	local t=$NETNS_TMP/$1 c0 d0=0 pid pace="" paced="" cap="" n isecs
 
 	[ "$rate" = unlimited ] && cap="-b 20M"
 	if [ "$pps" -gt 0 ]; then
@@ -266,21 +250,16 @@ flood()
 	n=$(awk -v s="$secs" -v i="$iv" 'BEGIN { printf "%d", (s - 3.5) / i }')
 	isecs=$((secs > 5 ? secs - 4 : 1))
 	c0=$(counters)
+	# Launched before the flood, to start under it (netns_bg says why).
 	# Unshaped, A's own upload would fill the queues A's ping waits in.
-	ns_after "$NS_C" 1 timeout $((isecs + 20)) iperf3 -c "$SERVER_IP" \
-	    -J -t "$isecs" -O 1 $IPERF_CC $cap >"$t-tcp.json" 2>&1 9>&- &
-	ipid=$!
-	netns_track "$ipid"
-	ns_after "$NS_C" 1.5 ping -n -D -i "$iv" -W 1 -c "$n" "$SERVER_IP" \
-	    >"$t-ping.txt" 2>&1 9>&- &
-	PING_PID=$!
-	netns_track "$PING_PID"
+	netns_iperf_bg "$t-tcp.json" "$isecs" 1 $cap
+	netns_ping_bg "$NS_C" "$SERVER_IP" "$n" "$t-ping.txt" "$iv" 1.5
 	timeout $((secs + 10)) ip netns exec "$NS_B" "$UDPBLAST" \
 	    -s "$SERVER_IP" 9 "$secs" 18 "$flows" $pace >"$t-flood.txt" \
 	    2>&1 9>&- &
 	pid=$!
 	netns_track "$pid"
-	wait "$ipid"
+	wait "$IPERF_PID"
 	BPS=$(netns_goodput "$t-tcp.json")
 	wait "$PING_PID"
 	wait "$pid"

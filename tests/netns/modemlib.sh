@@ -274,15 +274,17 @@ iperf_servers()
 }
 
 # bulk_bg NAME SECS PORT [iperf3 options]: a bounded TCP load from the
-# client (add -R for a download), JSON into $NETNS_TMP/NAME.json.
+# client (add -R for a download), JSON into $NETNS_TMP/NAME.json. With
+# BULK_OMIT=N (whole seconds) it runs N s more first, left out of the
+# figures (iperf3 -O).
 bulk_bg()
 {
-	local name=$1 secs=$2 port=$3
+	local name=$1 secs=$2 port=$3 omit=${BULK_OMIT:-0}
 
 	shift 3
-	timeout $((secs + 20)) ip netns exec "$NS_C" iperf3 \
-	    -c "${BULK_DEST:-$SERVER_IP}" -p "$port" -J -t "$secs" $IPERF_CC \
-	    "$@" >"$NETNS_TMP/$name.json" 2>&1 9>&- &
+	timeout $((secs + omit + 20)) ip netns exec "$NS_C" iperf3 \
+	    -c "${BULK_DEST:-$SERVER_IP}" -p "$port" -J -t "$secs" -O "$omit" \
+	    $IPERF_CC "$@" >"$NETNS_TMP/$name.json" 2>&1 9>&- &
 	BULK_PID=$!
 	netns_track "$BULK_PID"
 }

@@ -48,7 +48,9 @@
  *     waits that delay plus 300 ms, and then comes only if the delay does
  *     not fall fast enough to drain within about 2 s.
  *   - load >= 75 % (or a standing queue in caked, with at least half the
- *     rate sent) and delay below half the threshold: rise by up to 2.5 %
+ *     rate sent; where the delivery is estimated from ACKs, the upload,
+ *     the standing queue alone) and delay below half the threshold:
+ *     rise by up to 2.5 %
  *     per tick, scaled down to 0 as the delay approaches half the
  *     threshold. Near the ceiling, the rate at which the delay last began
  *     to grow (the rate of a cut that followed a rise; a follow-up cut
@@ -453,20 +455,28 @@ autorate_cut_due(struct autorate_dir *d, int64_t delta_ns, uint64_t now_ns)
  * taken below what caked sent: the cumulative ACK stalls while a sender
  * recovers a loss, though its data (and caked's) still gets through at
  * the bottleneck's pace; a cut from such a dip lands far below the
- * capacity (a third under it in one test_autorate.sh run).
+ * capacity (a third under it in one test_autorate.sh run). Except at
+ * twice the threshold or more, where the capacity has fallen: what caked
+ * sent is then the senders' old pace, a round trip late, and a cut from
+ * it left the queue beyond growing (30 to 5 Mbit up: a cut to 15 Mbit,
+ * and 150 to 200 ms in the modem); the estimate is then taken as the
+ * counted delivery is.
  * Otherwise what caked sent, when that is between half and 75 % of the
  * rate, else the rate.
  */
 static uint64_t
-autorate_cut_from(const struct autorate_dir *d)
+autorate_cut_from(const struct autorate_dir *d, int64_t delta_ns)
 {
 	uint64_t	c;
+	bool		as_counted;
 
 	if (d->deliv_valid && d->deliv_Bps > 0) {
+		as_counted = d->deliv_exact ||
+		    delta_ns >= 2 * (int64_t)d->p.threshold_ns;
 		c = d->deliv_Bps;
-		if (d->deliv_exact && d->deliv_now_Bps < c)
+		if (as_counted && d->deliv_now_Bps < c)
 			c = d->deliv_now_Bps;
-		else if (!d->deliv_exact && d->achieved_Bps > c)
+		else if (!as_counted && d->achieved_Bps > c)
 			c = d->achieved_Bps;
 		return c < d->rate_Bps ? c : d->rate_Bps;
 	}
@@ -497,7 +507,7 @@ autorate_cut(struct autorate_dir *d, int64_t delta_ns, uint64_t now_ns)
 	if ((int64_t)permille < AUTORATE_CUT_MIN_PERMILLE ||
 	    permille > 1000)
 		permille = AUTORATE_CUT_MIN_PERMILLE;
-	from = autorate_cut_from(d);
+	from = autorate_cut_from(d, delta_ns);
 	/*
 	 * The capacity is just below the rate at which the delay began to
 	 * grow: a follow-up cut (no rise since the last) does not lower it.
@@ -532,23 +542,28 @@ autorate_past_ceiling(const struct autorate_dir *d)
 }
 
 /*
- * Whether the rate is known to be below the capacity (only where the
- * delivery is counted: an estimate from ACKs errs by a few per cent, and
- * this rule sits within a few per cent of the capacity): caked's own queue
+ * Whether the rate is known to be below the capacity: caked's own queue
  * stands (the demand exceeds the rate) and the bottleneck delivers at
- * least AUTORATE_FAST_DELIV_PCT of the rate. Then the rise needs no
- * caution, whatever the delay under the threshold (a path that just got
- * longer looks like a queue until its baseline follows): the rate is not
- * the capacity yet, and soon after it passes the capacity the delivery
- * falls behind the rate (and the queue beyond shows) and the fast rise
- * ends.
+ * least AUTORATE_FAST_DELIV_PCT of the rate. Where the delivery is
+ * counted, the rise then needs no caution, whatever the delay under the
+ * threshold (a path that just got longer looks like a queue until its
+ * baseline follows): the rate is not the capacity yet, and soon after it
+ * passes the capacity the delivery falls behind the rate (and the queue
+ * beyond shows) and the fast rise ends. An estimate from ACKs errs by a
+ * few per cent, as near the capacity as this rule sits, so there it also
+ * needs a delay of at most a quarter of the threshold, and a rate away
+ * from the last cut's (under 90 % of it, or 10 % past it: a deep cut, or
+ * a capacity that has grown); before any cut, none.
  */
 static bool
-autorate_fast(const struct autorate_dir *d)
+autorate_fast(const struct autorate_dir *d, int64_t delta_ns)
 {
-	return d->deliv_valid && d->deliv_exact &&
-	    d->queue_delay_us >= AUTORATE_QUEUE_BUSY_US &&
-	    d->deliv_Bps * 100 >= d->rate_Bps * AUTORATE_FAST_DELIV_PCT;
+	if (!d->deliv_valid || d->queue_delay_us < AUTORATE_QUEUE_BUSY_US ||
+	    d->deliv_Bps * 100 < d->rate_Bps * AUTORATE_FAST_DELIV_PCT)
+		return false;
+	return d->deliv_exact || (delta_ns <= (int64_t)d->p.threshold_ns / 4 &&
+	    (d->rate_Bps * 1000 < d->ceiling_Bps * AUTORATE_CEILING_PERMILLE ||
+	    autorate_past_ceiling(d)));
 }
 
 /* Loaded and no delay: rise, less as the delay nears half the threshold. */
@@ -559,7 +574,7 @@ autorate_rise(struct autorate_dir *d, int64_t delta_ns, uint64_t now_ns)
 	int64_t		quarter = half / 2;
 	uint64_t	permille, step;
 
-	if (autorate_fast(d))
+	if (autorate_fast(d, delta_ns))
 		permille = AUTORATE_FAST_PERMILLE;
 	else if (delta_ns >= half)
 		return AUTORATE_HOLD;
@@ -629,6 +644,17 @@ autorate_dir_tick(struct autorate_dir *d, const struct autorate_input *in,
 	loaded = d->load_pct >= AUTORATE_HIGH_LOAD_PCT ||
 	    (queue_delay_us >= AUTORATE_QUEUE_BUSY_US &&
 	    d->load_pct >= AUTORATE_CUT_LOAD_PCT);
+	/*
+	 * Where the delivery is only estimated (from ACKs: the upload), the
+	 * load alone does not allow a rise. caked sends what the senders'
+	 * ACK clock lets through, which a rate above the capacity does not
+	 * bind: such a rate floats up (to 1.3 times the capacity) and leaves
+	 * nothing to shape with when the capacity falls. A standing queue in
+	 * caked shows that the rate binds.
+	 */
+	if (d->deliv_valid && !d->deliv_exact &&
+	    queue_delay_us < AUTORATE_QUEUE_BUSY_US)
+		loaded = false;
 	/*
 	 * Where the bottleneck's delivery is counted, a rate it does not
 	 * reach is either above the capacity or above the demand: rising

@@ -607,6 +607,7 @@ struct link {
 	uint64_t		owed;		/* delivered, not yet ACKed */
 	uint64_t		peak_Bps;	/* highest rate since reset */
 	uint64_t		low_Bps;	/* lowest rate since reset */
+	uint64_t		demand_Bps;	/* what arrives; 0: above the rate */
 };
 
 static void
@@ -640,6 +641,8 @@ link_run(struct link *l, uint64_t ms)
 	for (t = 10; t <= ms; t += 10) {
 		l->now_ns += 10 * MS;
 		offer = (double)l->d.rate_Bps * 1.05 * dt;
+		if (l->demand_Bps != 0 && l->demand_Bps < l->d.rate_Bps)
+			offer = (double)l->demand_Bps * dt;
 		out = (double)l->cap_Bps * dt;
 		l->fifo += offer - out;
 		if (l->fifo < 0) {
@@ -664,8 +667,9 @@ link_run(struct link *l, uint64_t ms)
 		in.deliv_known = l->deliv_known;
 		in.deliv_exact = l->deliv_known && !l->estimate;
 		in.deliv_bytes = l->deliv;
-		/* caked's queue stands while the offer exceeds its rate */
-		queue_us = l->fifo == 0 ? 5000 : 0;
+		/* caked's queue stands while the demand exceeds its rate */
+		queue_us = l->fifo == 0 && (l->demand_Bps == 0 ||
+		    l->demand_Bps > l->d.rate_Bps) ? 5000 : 0;
 		(void)autorate_dir_tick(&l->d, &in, l->sent, queue_us,
 		    l->now_ns);
 		if (l->d.rate_Bps > l->peak_Bps)
@@ -744,8 +748,8 @@ no_rise_above_what_is_delivered(void **state)
 }
 
 /*
- * An estimated delivery (upload, from ACKs) only sets where a cut starts:
- * no fast rise, no stop below it.
+ * An estimated delivery (upload, from ACKs) sets where a cut starts, but
+ * allows no fast rise: it errs by a few per cent.
  */
 static void
 estimated_delivery_only_cuts(void **state)
@@ -763,6 +767,59 @@ estimated_delivery_only_cuts(void **state)
 	l.cap_Bps = 5 * MBIT;
 	link_run(&l, 2000);
 	assert_true(l.d.rate_Bps < 5 * MBIT);
+}
+
+/*
+ * After a deep cut (a fall of the capacity, then a rise back), an
+ * estimated delivery allows the fast rise up to 90 % of the last cut's
+ * rate: at 2.5 % a tick the rate would still be under 10 Mbit after 2.5 s
+ * (the smoothed estimate lags a rise of 8 % a tick, so not every tick is
+ * fast).
+ */
+static void
+estimated_delivery_rises_fast_after_a_deep_cut(void **state)
+{
+	struct link	l;
+
+	(void)state;
+	link_init(&l, 30 * MBIT, 30 * MBIT);
+	l.estimate = true;
+	link_run(&l, 3000);
+	assert_true(l.d.cuts > 0);
+	l.cap_Bps = 5 * MBIT;
+	link_run(&l, 1000);
+	assert_true(l.d.rate_Bps < 5 * MBIT);
+	l.cap_Bps = 30 * MBIT;
+	l.peak_Bps = 0;
+	link_run(&l, 2500);
+	assert_true(l.d.rate_Bps >= 15 * MBIT);
+	link_run(&l, 3000);
+	assert_true(l.peak_Bps < 30 * MBIT * 125 / 100);
+}
+
+/*
+ * With an estimated delivery, a rate the demand does not reach (caked
+ * sends what the senders' ACK clock lets through, here the capacity, 77 %
+ * of the rate) does not rise: no standing queue in caked, no rise. An
+ * exact delivery stops it as well, from the delivery.
+ */
+static void
+estimated_delivery_needs_a_queue_to_rise(void **state)
+{
+	struct link	l;
+
+	(void)state;
+	link_init(&l, 26 * MBIT, 20 * MBIT);
+	l.estimate = true;
+	l.demand_Bps = 20 * MBIT;
+	link_run(&l, 1000);
+	assert_true(l.d.load_pct >= AUTORATE_HIGH_LOAD_PCT);
+	assert_int_equal(l.d.rises, 0);
+	/* once the demand exceeds the rate, it rises */
+	l.cap_Bps = l.demand_Bps = 40 * MBIT;
+	link_run(&l, 1000);
+	assert_true(l.d.rises > 0);
+	assert_true(l.d.rate_Bps > 30 * MBIT);
 }
 
 /*
@@ -838,6 +895,8 @@ main(void)
 		cmocka_unit_test(delivery_allows_a_fast_rise),
 		cmocka_unit_test(no_rise_above_what_is_delivered),
 		cmocka_unit_test(estimated_delivery_only_cuts),
+		cmocka_unit_test(estimated_delivery_rises_fast_after_a_deep_cut),
+		cmocka_unit_test(estimated_delivery_needs_a_queue_to_rise),
 		cmocka_unit_test(estimate_stalls_do_not_deepen_cuts),
 		cmocka_unit_test(params_are_checked),
 	};

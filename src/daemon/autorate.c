@@ -542,28 +542,23 @@ autorate_past_ceiling(const struct autorate_dir *d)
 }
 
 /*
- * Whether the rate is known to be below the capacity: caked's own queue
+ * Whether the rate is known to be below the capacity (only where the
+ * delivery is counted: an estimate from ACKs errs by a few per cent, and
+ * this rule sits within a few per cent of the capacity): caked's own queue
  * stands (the demand exceeds the rate) and the bottleneck delivers at
- * least AUTORATE_FAST_DELIV_PCT of the rate. Where the delivery is
- * counted, the rise then needs no caution, whatever the delay under the
- * threshold (a path that just got longer looks like a queue until its
- * baseline follows): the rate is not the capacity yet, and soon after it
- * passes the capacity the delivery falls behind the rate (and the queue
- * beyond shows) and the fast rise ends. An estimate from ACKs errs by a
- * few per cent, as near the capacity as this rule sits, so there it also
- * needs a delay of at most a quarter of the threshold, and a rate away
- * from the last cut's (under 90 % of it, or 10 % past it: a deep cut, or
- * a capacity that has grown); before any cut, none.
+ * least AUTORATE_FAST_DELIV_PCT of the rate. Then the rise needs no
+ * caution, whatever the delay under the threshold (a path that just got
+ * longer looks like a queue until its baseline follows): the rate is not
+ * the capacity yet, and soon after it passes the capacity the delivery
+ * falls behind the rate (and the queue beyond shows) and the fast rise
+ * ends.
  */
 static bool
-autorate_fast(const struct autorate_dir *d, int64_t delta_ns)
+autorate_fast(const struct autorate_dir *d)
 {
-	if (!d->deliv_valid || d->queue_delay_us < AUTORATE_QUEUE_BUSY_US ||
-	    d->deliv_Bps * 100 < d->rate_Bps * AUTORATE_FAST_DELIV_PCT)
-		return false;
-	return d->deliv_exact || (delta_ns <= (int64_t)d->p.threshold_ns / 4 &&
-	    (d->rate_Bps * 1000 < d->ceiling_Bps * AUTORATE_CEILING_PERMILLE ||
-	    autorate_past_ceiling(d)));
+	return d->deliv_valid && d->deliv_exact &&
+	    d->queue_delay_us >= AUTORATE_QUEUE_BUSY_US &&
+	    d->deliv_Bps * 100 >= d->rate_Bps * AUTORATE_FAST_DELIV_PCT;
 }
 
 /* Loaded and no delay: rise, less as the delay nears half the threshold. */
@@ -574,7 +569,7 @@ autorate_rise(struct autorate_dir *d, int64_t delta_ns, uint64_t now_ns)
 	int64_t		quarter = half / 2;
 	uint64_t	permille, step;
 
-	if (autorate_fast(d, delta_ns))
+	if (autorate_fast(d))
 		permille = AUTORATE_FAST_PERMILLE;
 	else if (delta_ns >= half)
 		return AUTORATE_HOLD;

@@ -50,14 +50,14 @@
  *   - load >= 75 % (or a standing queue in caked, with at least half the
  *     rate sent; where the delivery is estimated from ACKs, the upload,
  *     the standing queue alone) and delay below half the threshold:
- *     rise by up to 2.5 %
- *     per tick, scaled down to 0 as the delay approaches half the
- *     threshold. Near the ceiling, the rate at which the delay last began
- *     to grow (the rate of a cut that followed a rise; a follow-up cut
- *     while it drains does not lower it), from 90 % of it up to it and
- *     for 30 s after the cut, the rise is 4 times slower: the capacity
- *     is probably just there, and a delay-based controller overshoots by
- *     about the square root of its rise speed before the delay shows it.
+ *     rise by up to 2.5 % per tick, scaled down to 0 as the delay
+ *     approaches half the threshold. Near the ceiling, the rate at which
+ *     the delay last began to grow (the rate of a cut that followed a
+ *     rise; a follow-up cut while it drains does not lower it), from
+ *     90 % of it up to it and for 30 s after the cut, the rise is 4
+ *     times slower: the capacity is probably just there, and a
+ *     delay-based controller overshoots by about the square root of its
+ *     rise speed before the delay shows it.
  *     10 % past the ceiling the rise is twice as fast: the capacity has
  *     grown, find it soon.
  *   - low load and no bloat: drift 1 % per second toward the base rate.
@@ -459,8 +459,8 @@ autorate_cut_due(struct autorate_dir *d, int64_t delta_ns, uint64_t now_ns)
  * twice the threshold or more, where the capacity has fallen: what caked
  * sent is then the senders' old pace, a round trip late, and a cut from
  * it left the queue beyond growing (30 to 5 Mbit up: a cut to 15 Mbit,
- * and 150 to 200 ms in the modem); the estimate is then taken as the
- * counted delivery is.
+ * and a sojourn p95 of 100 to 197 ms in the modem); the estimate is then
+ * taken as the counted delivery is.
  * Otherwise what caked sent, when that is between half and 75 % of the
  * rate, else the rate.
  */
